@@ -1,0 +1,84 @@
+# modforge build pipeline.
+#
+# Needs only Python >= 3.11 (with venv), a Rust toolchain (cargo) and a C
+# compiler.  Everything else comes from PyPI and crates.io into .venv/ and
+# native/target/.
+#
+#   make            same as `make setup`
+#   make setup      .venv + dev tools + the package in development mode
+#   make test       cargo unit tests, then pytest on 2 workers
+#                   (test-native / test-python: one half only)
+#   make demo       .venv/bin/modforge demo
+#   make bench      .venv/bin/modforge bench
+#   make clean      remove .venv, build outputs and the built extension
+#
+# Stamps under .venv/ make a repeated `make test` rebuild nothing unless an
+# input changed:
+#   .venv/.stamp-deps    <- requirements/dev.txt, pyproject.toml
+#   .venv/.stamp-native  <- the deps stamp, pyproject.toml, native/Cargo.toml,
+#                           native/Cargo.lock, native/src/**/*.rs
+# The package is installed editable: python/ edits take effect at once.
+
+PYTHON ?= python3
+CARGO ?= cargo
+PYTEST_WORKERS ?= 2
+
+VENV := .venv
+BIN := $(VENV)/bin
+VENV_PY := $(BIN)/python
+DEPS_STAMP := $(VENV)/.stamp-deps
+NATIVE_STAMP := $(VENV)/.stamp-native
+
+NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock $(shell find native/src -name '*.rs' 2>/dev/null)
+NATIVE_MANIFEST := native/Cargo.toml
+
+# A stamp without the built extension next to the Python sources (deleted by
+# hand, say) must not count: force the rebuild.
+ifeq ($(wildcard python/modforge/_native*.so),)
+NATIVE_FORCE := FORCE
+endif
+
+PIP := $(VENV_PY) -m pip --disable-pip-version-check
+
+.DEFAULT_GOAL := setup
+.PHONY: setup test test-native test-python demo bench clean FORCE
+
+setup: $(NATIVE_STAMP)
+
+$(VENV_PY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "modforge needs Python >= 3.11, $(PYTHON) is " + sys.version.split()[0])'
+	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); \
+	  echo "error: '$(PYTHON) -m venv' failed. On Debian/Ubuntu the venv module is a separate package (python3-venv)." >&2; \
+	  exit 1; }
+
+$(DEPS_STAMP): requirements/dev.txt pyproject.toml | $(VENV_PY)
+	$(PIP) install -q -r requirements/dev.txt
+	@touch $@
+
+$(NATIVE_STAMP): $(DEPS_STAMP) pyproject.toml $(NATIVE_SOURCES) $(NATIVE_FORCE)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release
+	@test -x $(BIN)/modforge || { echo "error: $(BIN)/modforge was not installed" >&2; exit 1; }
+	@touch $@
+
+test: setup
+	$(CARGO) test --release --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests
+
+test-native: setup
+	$(CARGO) test --release --quiet --manifest-path $(NATIVE_MANIFEST)
+
+test-python: setup
+	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests
+
+demo: setup
+	$(BIN)/modforge demo
+
+bench: setup
+	$(BIN)/modforge bench
+
+clean:
+	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis
+	find python -name '_native*.so' -delete
+	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
+
+FORCE:
