@@ -1,0 +1,64 @@
+"""Backend registry of the engine.
+
+A backend is a class built as ``Backend(modulus)`` with ``name``, ``sqr``,
+``mul``, ``sqr_n`` and ``pow`` on canonical integers.  Each entry names the
+module and class that implement it, imported on first use.  ``auto`` takes
+the fastest backend the machine supports for the modulus width, from tuning
+data (:mod:`modforge.engine.tuning`), falling back to GMP.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ..arith.base import ParameterError
+
+# name -> "module:Class"; the native entries are filled by the native engine.
+_BACKENDS: dict[str, str] = {
+    "gmp": "modforge.engine.reference:GmpBackend",
+    "python": "modforge.engine.reference:PythonBackend",
+}
+
+
+def register(name: str, target: str) -> None:
+    """Add a backend (``target`` is ``"module:Class"``); used by optional engines."""
+    _BACKENDS[name] = target
+
+
+def backend_names() -> list[str]:
+    return ["auto", *_BACKENDS]
+
+
+def _resolve(name: str) -> Any:
+    try:
+        target = _BACKENDS[name]
+    except KeyError:
+        raise ParameterError("backend", f"unknown backend {name!r}; choose one of: {', '.join(backend_names())}") from None
+    module_name, _, cls = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, cls)
+
+
+def available_backends() -> list[str]:
+    """Backends this machine can run (import works and the CPU has the instructions)."""
+    out = []
+    for name in _BACKENDS:
+        try:
+            cls = _resolve(name)
+        except ImportError:
+            continue
+        if getattr(cls, "supported", lambda: True)():
+            out.append(name)
+    return out
+
+
+def load(name: str, modulus: int) -> Any:
+    if name == "auto":
+        from .tuning import choose_backend
+
+        name = choose_backend(modulus.bit_length(), available_backends())
+    cls = _resolve(name)
+    if not getattr(cls, "supported", lambda: True)():
+        raise ParameterError("backend", f"{name!r} is not supported on this machine")
+    return cls(modulus)

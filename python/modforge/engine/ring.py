@@ -1,0 +1,47 @@
+"""``ModRing``: arithmetic modulo a fixed N over a chosen backend."""
+
+from __future__ import annotations
+
+from ..arith.base import ParameterError, check_operand, require_int, require_modulus
+from . import backends
+
+
+class ModRing:
+    """Arithmetic modulo a fixed ``modulus``; operands and results are canonical integers."""
+
+    def __init__(self, modulus: int, backend: str = "auto"):
+        self.modulus = require_modulus(modulus)
+        self._impl = backends.load(backend, self.modulus)
+
+    @property
+    def backend(self) -> str:
+        return self._impl.name
+
+    @property
+    def bits(self) -> int:
+        return self.modulus.bit_length()
+
+    def _check(self, name: str, x: int) -> int:
+        return check_operand(name, x, self.modulus)
+
+    def sqr(self, x: int) -> int:
+        return self._impl.sqr(self._check("x", x))
+
+    def mul(self, x: int, y: int) -> int:
+        return self._impl.mul(self._check("x", x), self._check("y", y))
+
+    def sqr_n(self, x: int, k: int) -> int:
+        """``x**(2**k) mod N`` in one call (native backends stay in native code)."""
+        k = require_int("k", k)
+        if k < 0:
+            raise ParameterError("k", f"must be non-negative, got {k}")
+        return self._impl.sqr_n(self._check("x", x), k)
+
+    def pow(self, x: int, e: int) -> int:
+        e = require_int("e", e)
+        if e < 0:
+            raise ParameterError("e", "negative exponents are not supported")
+        return self._impl.pow(self._check("x", x), e)
+
+    def __repr__(self) -> str:
+        return f"ModRing({self.bits}-bit modulus, backend={self.backend!r})"

@@ -1,0 +1,54 @@
+"""ModRing over every backend this machine runs, against Python's pow."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from modforge.arith.base import ParameterError
+from modforge.engine import ModRing, available_backends, backend_names
+from modforge.data import vdf_alliance_modulus
+
+BACKENDS = available_backends()
+
+
+def test_reference_backends_are_always_there() -> None:
+    assert {"gmp", "python"} <= set(BACKENDS)
+    assert "auto" in backend_names()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("bits", [256, 1024, 2048])
+def test_ring_operations_against_pow(backend: str, bits: int) -> None:
+    seed = bits * 7 + len(backend)
+    rng = random.Random(seed)
+    n = rng.getrandbits(bits) | (1 << (bits - 1)) | 1
+    if bits == 1024:
+        n = vdf_alliance_modulus()
+    ring = ModRing(n, backend=backend)
+    assert ring.backend == backend
+    for x in (0, 1, 2, n - 1, n - 2, (1 << (bits - 1)) - 1, rng.randrange(n)):
+        y = rng.randrange(n)
+        assert ring.sqr(x) == x * x % n, f"seed {seed}"
+        assert ring.mul(x, y) == x * y % n, f"seed {seed}"
+        assert ring.sqr_n(x, 0) == x
+        assert ring.sqr_n(x, 37) == pow(x, 1 << 37, n), f"seed {seed}"
+        assert ring.pow(x, 65537) == pow(x, 65537, n)
+
+
+def test_auto_picks_an_available_backend() -> None:
+    ring = ModRing(vdf_alliance_modulus())
+    assert ring.backend in BACKENDS
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(ParameterError, match=r"^backend: unknown backend 'nope'"):
+        ModRing(101, backend="nope")
+    ring = ModRing(101, backend="python")
+    with pytest.raises(ParameterError, match=r"^x: operand out of range"):
+        ring.sqr(101)
+    with pytest.raises(ParameterError, match=r"^k: must be non-negative"):
+        ring.sqr_n(3, -1)
+    with pytest.raises(ParameterError, match=r"^modulus: must be at least 3"):
+        ModRing(1)
