@@ -1,0 +1,259 @@
+"""The ``modforge`` command.
+
+Exit codes, for every subcommand: 0 success, 1 a check failed (a result
+disagrees with its oracle, a verification says no), 2 bad usage or bad input,
+with one line on stderr naming the problem.  Numbers are read in decimal or
+0x-hex; in JSON output every big integer is a 0x-prefixed lowercase hex
+string.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from typing import Any
+
+import click
+
+from ..arith.base import ParameterError
+
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+def parse_int(text: str, what: str) -> int:
+    """Decimal or 0x-hex (underscores allowed) -> int; ParameterError naming ``what`` otherwise."""
+    t = text.strip().replace("_", "")
+    try:
+        if t.lower().startswith(("0x", "-0x")):
+            return int(t, 16)
+        return int(t, 10)
+    except ValueError:
+        raise ParameterError(what, f"not a decimal or 0x-hex integer: {text!r}") from None
+
+
+def hexint(value: int) -> str:
+    return hex(value)
+
+
+def jsonable(obj: Any) -> Any:
+    """Big integers -> 0x-hex strings, recursively (small counts stay numbers only where safe)."""
+    if isinstance(obj, bool) or obj is None or isinstance(obj, (float, str)):
+        return obj
+    if isinstance(obj, int):
+        return hex(obj)
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    return str(obj)
+
+
+def counts(obj: dict[str, Any]) -> dict[str, Any]:
+    """Cost/event dictionaries are small counts: keep them as JSON numbers."""
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        out[k] = counts(v) if isinstance(v, dict) else (list(v) if isinstance(v, tuple) else v)
+    return out
+
+
+def deterministic_modulus(bits: int, seed: int = 0, odd: bool = True) -> int:
+    """An exactly ``bits``-bit modulus from SHA-256 of (bits, seed): reproducible, unstructured."""
+    if bits < 3:
+        raise ParameterError("bits", f"must be at least 3, got {bits}")
+    stream = b""
+    counter = 0
+    while len(stream) * 8 < bits:
+        stream += hashlib.sha256(f"modforge-modulus:{bits}:{seed}:{counter}".encode()).digest()
+        counter += 1
+    value = int.from_bytes(stream, "big") >> (len(stream) * 8 - bits)
+    value |= 1 << (bits - 1)
+    if odd:
+        value |= 1
+    return value
+
+
+# Subcommand groups that live in their own modules, imported only when used
+# (so `modforge algos` never loads the VDF, time-lock or benchmark code).
+LAZY_SUBCOMMANDS = {
+    "vdf": "modforge.cli.vdf:vdf",
+    "timelock": "modforge.cli.timelock:timelock",
+    "bench": "modforge.cli.bench:bench",
+}
+
+
+class ModforgeGroup(click.Group):
+    """Lazy subcommands; our ParameterError becomes exit 2 with one line on stderr."""
+
+    def _lazy(self, name: str) -> click.Command | None:
+        target = LAZY_SUBCOMMANDS.get(name)
+        if target is None:
+            return None
+        import importlib
+        import importlib.util
+
+        module_name, _, attr = target.partition(":")
+        if importlib.util.find_spec(module_name) is None:
+            return None
+        return getattr(importlib.import_module(module_name), attr)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        import importlib.util
+
+        lazy = [n for n, t in LAZY_SUBCOMMANDS.items() if importlib.util.find_spec(t.partition(":")[0]) is not None]
+        return sorted(set(super().list_commands(ctx)) | set(lazy))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or self._lazy(cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=ModforgeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="modforge", prog_name="modforge")
+def cli() -> None:
+    """modforge: bit-exact models, generated hardware and a fast native engine for modular arithmetic."""
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ParameterError("opt", f"expected KEY=VALUE, got {pair!r}")
+        key, value = pair.split("=", 1)
+        key = key.strip().replace("-", "_")
+        try:
+            out[key] = parse_int(value, key)
+        except ParameterError:
+            out[key] = value
+    return out
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per algorithm.")
+@click.option("--bits", type=int, default=1024, show_default=True,
+              help="Width at which to show each model's cost (1024 uses the VDF Alliance modulus).")
+def algos(as_json: bool, bits: int) -> None:
+    """List every algorithm with its seed reference and cost model."""
+    from ..arith.registry import all_algorithms
+    from ..data import vdf_alliance_modulus
+
+    modulus = vdf_alliance_modulus() if bits == 1024 else deterministic_modulus(bits)
+    rows = []
+    for info in all_algorithms():
+        model = info.build(modulus)
+        rows.append({"name": info.name, "family": info.family, "kind": info.kind, "seed": info.seed,
+                     "summary": info.summary, "cost_formula": info.cost_formula,
+                     "options": info.options, "cost_at_bits": bits, "cost": counts(model.cost().as_dict())})
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for r in rows:
+        c = r["cost"]
+        console.print(f"[bold]{r['name']}[/bold]  ({r['family']}, {r['kind']})  {r['summary']}")
+        console.print(f"    seed        {r['seed']}", highlight=False)
+        console.print(f"    cost model  {r['cost_formula']}", highlight=False)
+    table = Table(title=f"cost at {bits} bits")
+    for col in ("name", "family", "word products", "tables", "adder tree"):
+        table.add_column(col, no_wrap=True)
+    for r in rows:
+        c = r["cost"]
+        tables = f"{c['table_count']} x 2^{c['table_entries'].bit_length() - 1} x {c['table_entry_bits']}b" \
+            if c["table_count"] else "-"
+        table.add_row(r["name"], r["family"], f"{c['word_products']} x {c['product_bits']}b", tables,
+                      str(c["adder_tree_inputs"] or "-"))
+    console.print(table)
+
+
+@cli.command()
+@click.option("--algo", "algo_name", required=True, help="Algorithm name (see `modforge algos`).")
+@click.option("--modulus", "modulus_text", help="Modulus, decimal or 0x-hex.")
+@click.option("--bits", type=int, help="Instead of --modulus: a reproducible modulus of this many bits.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --bits.")
+@click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE", help="Algorithm option (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.argument("a_text", metavar="A")
+@click.argument("b_text", metavar="B")
+def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int, opts: tuple[str, ...],
+           as_json: bool, a_text: str, b_text: str) -> None:
+    """Compute A*B mod N with one model; print the result, its internal form and its cost."""
+    from ..arith import registry
+    from ..arith.base import value_of
+
+    info = registry.get(algo_name)
+    if (modulus_text is None) == (bits is None):
+        raise ParameterError("modulus", "give exactly one of --modulus N or --bits N")
+    modulus = parse_int(modulus_text, "modulus") if modulus_text is not None else \
+        deterministic_modulus(bits, seed, odd=True)
+    a = parse_int(a_text, "a")
+    b = parse_int(b_text, "b")
+    model = info.build(modulus, **_parse_options(opts))
+    outcome = model.modmul(a, b)
+    expected = a * b % modulus
+    ok = outcome.result == expected
+    doc: dict[str, Any] = {
+        "algo": info.name, "kind": info.kind, "modulus": hexint(modulus), "a": hexint(a), "b": hexint(b),
+        "result": hexint(outcome.result), "raw": hexint(outcome.raw),
+        "redundant": outcome.raw != outcome.result, "redundant_bound": hexint(model.redundant_bound),
+        "oracle_agrees": ok, "cost": counts(model.cost().as_dict()), "events": counts(outcome.events),
+        "stages": jsonable(outcome.stages),
+    }
+    if outcome.digits is not None:
+        doc["digits"] = jsonable(list(outcome.digits))
+        doc["digit_bits"] = outcome.digit_bits
+        doc["digit_weight_bits"] = outcome.digit_weight_bits
+        if value_of(outcome.digits, outcome.digit_weight_bits) != outcome.raw:
+            ok = False
+            doc["oracle_agrees"] = False
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+    else:
+        click.echo(f"algorithm   {info.name} ({info.family}; {info.seed})")
+        if info.kind == "multiplier":
+            click.echo("note        a plain multiplier: the residue is the oracle's reduction of its product")
+        click.echo(f"modulus     {hexint(modulus)} ({modulus.bit_length()} bits)")
+        click.echo(f"result      {hexint(outcome.result)}")
+        if outcome.raw != outcome.result:
+            click.echo(f"raw         {hexint(outcome.raw)} (redundant; bound {model.redundant_bound.bit_length()} bits)")
+        if outcome.digits is not None:
+            shown = ", ".join(hex(x) for x in outcome.digits[:8])
+            more = f", ... ({len(outcome.digits)} digits)" if len(outcome.digits) > 8 else ""
+            click.echo(f"digits      [{shown}{more}] of {outcome.digit_bits} bits at 2^({outcome.digit_weight_bits}i)")
+        cost = model.cost().as_dict()
+        click.echo(f"cost        {cost['word_products']} word products of {cost['product_bits']} bits"
+                   + (f", {cost['table_count']} tables x {cost['table_entries']} x {cost['table_entry_bits']} bits"
+                      if cost["table_count"] else "")
+                   + (f", adder tree {cost['adder_tree_inputs']} inputs" if cost["adder_tree_inputs"] else ""))
+        if outcome.events:
+            click.echo("events      " + ", ".join(f"{k}={v}" for k, v in outcome.events.items()))
+        click.echo(f"oracle      {'agrees' if ok else 'DISAGREES'}")
+    if not ok:
+        click.echo(f"modforge: error: {info.name} disagrees with the oracle a*b mod m", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+@cli.command()
+def demo() -> None:
+    """A short tour of the models on built-in defaults, ending with a summary table."""
+    from .demo import run_demo
+
+    sys.exit(run_demo())
+
+
+def main() -> None:
+    cli(prog_name="modforge")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The `modforge` command: its stable interface and its exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from modforge.arith import registry
+from modforge.arith.base import Outcome
+from modforge.cli.main import cli, deterministic_modulus
+from modforge.data import vdf_alliance_modulus
+
+FAMILIES = {"karatsuba", "montgomery", "rbr", "ozturk", "predictive", "barrett", "hybrid"}
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_algos_json_lists_all_seven_families() -> None:
+    res = run("algos", "--json")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    assert {r["family"] for r in rows} == FAMILIES
+    assert all(r["name"] and r["seed"] for r in rows)
+    names = [r["name"] for r in rows]
+    assert len(names) == len(set(names))
+
+
+def test_algos_table_prints() -> None:
+    res = run("algos", "--bits", "256")
+    assert res.exit_code == 0
+    assert "predictive-montgomery" in res.output
+
+
+@pytest.mark.parametrize("info", registry.all_algorithms(), ids=lambda i: i.name)
+def test_modmul_json_result_is_the_canonical_residue(info) -> None:
+    m = vdf_alliance_modulus()
+    a, b = m - 1, 0x1234567890ABCDEF
+    res = run("modmul", "--algo", info.name, "--modulus", str(m), hex(a), str(b), "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["result"] == hex(a * b % m)
+    assert doc["oracle_agrees"] is True
+    assert doc["modulus"] == hex(m)
+    assert isinstance(doc["cost"]["word_products"], int)
+
+
+def test_modmul_bits_makes_a_reproducible_modulus() -> None:
+    res = run("modmul", "--algo", "ozturk", "--bits", "300", "--seed", "4", "5", "7", "--json")
+    doc = json.loads(res.output)
+    assert int(doc["modulus"], 16) == deterministic_modulus(300, 4) and deterministic_modulus(300, 4).bit_length() == 300
+    assert "digits" in doc and doc["redundant_bound"].startswith("0x")
+
+
+def test_modmul_human_output_shows_digits_and_cost() -> None:
+    res = run("modmul", "--algo", "predictive-montgomery", "--bits", "128", "3", "5")
+    assert res.exit_code == 0
+    assert "result      0xf" in res.output
+    assert "digits" in res.output and "word products" in res.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (("modmul", "--algo", "nope", "--modulus", "7", "1", "2"), "algo: unknown algorithm 'nope'"),
+    (("modmul", "--algo", "montgomery", "--modulus", "100", "1", "2"), "modulus: must be odd"),
+    (("modmul", "--algo", "ozturk", "--modulus", "101", "101", "2"), "a: operand out of range"),
+    (("modmul", "--algo", "ozturk", "--modulus", "0xzz", "1", "2"), "modulus: not a decimal or 0x-hex integer"),
+    (("modmul", "--algo", "ozturk", "1", "2"), "modulus: give exactly one of --modulus N or --bits N"),
+    (("modmul", "--algo", "ozturk", "--modulus", "101", "--opt", "lut_bits", "1", "2"), "opt: expected KEY=VALUE"),
+])
+def test_bad_input_exits_2_with_one_line(args, message) -> None:
+    res = CliRunner().invoke(cli, list(args))
+    assert res.exit_code == 2
+    assert message in res.stderr
+    assert res.stderr.count("\n") == 1
+
+
+def test_failed_check_exits_1(monkeypatch) -> None:
+    """A model that disagrees with the oracle makes `modmul` exit 1."""
+    real = registry.get("ozturk")
+
+    class Broken:
+        modulus = 101
+        redundant_bound = 202
+
+        def modmul(self, a, b):
+            return Outcome(result=(a * b + 1) % 101, raw=(a * b + 1) % 101)
+
+        def cost(self):
+            return real.build(101).cost()
+
+    import dataclasses
+    broken = dataclasses.replace(real, build=lambda modulus, **kw: Broken())
+    monkeypatch.setattr(registry, "get", lambda name: broken)
+    res = CliRunner().invoke(cli, ["modmul", "--algo", "ozturk", "--modulus", "101", "3", "4"])
+    assert res.exit_code == 1
+    assert "disagrees with the oracle" in res.stderr
+
+
+def test_help_everywhere() -> None:
+    for args in ((), ("algos",), ("modmul",), ("demo",)):
+        res = run(*args, "--help")
+        assert res.exit_code == 0 and "Usage" in res.output
