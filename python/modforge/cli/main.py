@@ -81,6 +81,7 @@ LAZY_SUBCOMMANDS = {
     "vdf": "modforge.cli.vdf:vdf",
     "timelock": "modforge.cli.timelock:timelock",
     "bench": "modforge.cli.bench:bench",
+    "hw": "modforge.cli.hw:hw",
 }
 
 

@@ -26,8 +26,14 @@ def register(name: str, target: str) -> None:
     _BACKENDS[name] = target
 
 
+# ``sim:<design>`` runs on a simulated hardware design; the simulator and the
+# RTL generators load only when such a backend is asked for.
+SIM_PREFIX = "sim:"
+_SIM_TARGET = "modforge.engine.sim_backend:SimBackend"
+
+
 def backend_names() -> list[str]:
-    return ["auto", *_BACKENDS]
+    return ["auto", *_BACKENDS, SIM_PREFIX + "<design>"]
 
 
 def _resolve(name: str) -> Any:
@@ -54,6 +60,13 @@ def available_backends() -> list[str]:
 
 
 def load(name: str, modulus: int) -> Any:
+    if name.startswith(SIM_PREFIX):
+        module_name, _, cls = _SIM_TARGET.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ParameterError("backend", f"{name!r} needs the hardware simulator, which is not available: {exc}") from None
+        return getattr(module, cls)(modulus, design=name[len(SIM_PREFIX):])
     if name == "auto":
         from .tuning import choose_backend
 
