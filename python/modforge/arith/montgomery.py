@@ -98,11 +98,21 @@ class _MontgomeryDomain:
     feed their redundant output back.
     """
 
-    modulus: int
+    def __init__(self, params: Any):
+        self.params = params
+        self.modulus = params.modulus
 
     @property
-    def radix(self) -> int:  # pragma: no cover - every model overrides
-        raise NotImplementedError
+    def radix(self) -> int:
+        return self.params.radix
+
+    @property
+    def redundant_bound(self) -> int:
+        """Canonical-output models: results are below the modulus."""
+        return self.modulus
+
+    def cost(self) -> Cost:
+        return self.params.cost()
 
     def monpro(self, x: Any, y: Any) -> Outcome:  # pragma: no cover
         raise NotImplementedError
@@ -187,21 +197,6 @@ class MontgomeryParams:
 class Montgomery(_MontgomeryDomain):
     """Algorithm 1: ``T = AB``, ``Q = T M' mod R``, ``Z = (T + QM)/R``, one conditional subtraction."""
 
-    def __init__(self, params: MontgomeryParams):
-        self.params = params
-        self.modulus = params.modulus
-
-    @property
-    def radix(self) -> int:
-        return self.params.radix
-
-    @property
-    def redundant_bound(self) -> int:
-        return self.modulus
-
-    def cost(self) -> Cost:
-        return self.params.cost()
-
     def monpro(self, x: int, y: int) -> Outcome:
         p = self.params
         m = p.modulus
@@ -279,21 +274,6 @@ class CIOSParams:
 
 class MontgomeryCIOS(_MontgomeryDomain):
     """Coarsely Integrated Operand Scanning: per word ``b_i`` of ``y``, multiply then reduce one word."""
-
-    def __init__(self, params: CIOSParams):
-        self.params = params
-        self.modulus = params.modulus
-
-    @property
-    def radix(self) -> int:
-        return self.params.radix
-
-    @property
-    def redundant_bound(self) -> int:
-        return self.modulus
-
-    def cost(self) -> Cost:
-        return self.params.cost()
 
     def monpro(self, x: int, y: int) -> Outcome:
         p = self.params
@@ -436,21 +416,6 @@ class ReducedParams:
 
 class ReducedMontgomery(_MontgomeryDomain):
     """Algorithm 2 with the correct carry: ``Z = T1 + S1 + [T0 != 0]``."""
-
-    def __init__(self, params: ReducedParams):
-        self.params = params
-        self.modulus = params.modulus
-
-    @property
-    def radix(self) -> int:
-        return self.params.radix
-
-    @property
-    def redundant_bound(self) -> int:
-        return self.modulus
-
-    def cost(self) -> Cost:
-        return self.params.cost()
 
     def _halves(self, x: int, y: int) -> tuple[int, int, int, int, int, int]:
         """T0, T1, Q0, S1 (exact upper half of Q0*M) and the number of word products used."""
@@ -679,20 +644,9 @@ class OzturkMontgomery(_MontgomeryDomain):
     where the HLS code always adds 1.
     """
 
-    def __init__(self, params: OzturkMontParams):
-        self.params = params
-        self.modulus = params.modulus
-
-    @property
-    def radix(self) -> int:
-        return self.params.radix
-
     @property
     def redundant_bound(self) -> int:
         return self.params.redundant_bound
-
-    def cost(self) -> Cost:
-        return self.params.cost()
 
     def _feed(self, out: Outcome) -> Any:
         return out.digits
@@ -897,10 +851,6 @@ class DecMpu(_MontgomeryDomain):
     ``events["carry_completion_cycles"]``.
     """
 
-    def __init__(self, params: DecMpuParams):
-        self.params = params
-        self.modulus = params.modulus
-
     @property
     def radix(self) -> int:
         return self.params.beta
@@ -908,9 +858,6 @@ class DecMpu(_MontgomeryDomain):
     @property
     def redundant_bound(self) -> int:
         return self.params.redundant_bound
-
-    def cost(self) -> Cost:
-        return self.params.cost()
 
     def _check(self, x: int, y: int) -> tuple[int, int]:
         bound = self.params.input_bound
