@@ -82,6 +82,7 @@ LAZY_SUBCOMMANDS = {
     "timelock": "modforge.cli.timelock:timelock",
     "bench": "modforge.cli.bench:bench",
     "hw": "modforge.cli.hw:hw",
+    "rsa": "modforge.cli.rsa:rsa",
 }
 
 
