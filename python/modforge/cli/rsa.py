@@ -1,0 +1,293 @@
+"""``modforge rsa sign|verify|encrypt|decrypt``: RSA with keys in PEM or DER files.
+
+Exit codes: 0 success / valid signature; 1 a check failed (an invalid
+signature - the reason on stdout or in the JSON -, a failed decryption, a
+private-key result withheld by the fault check); 2 bad usage or bad input
+(unreadable or malformed key, wrong input length, unknown scheme or hash),
+one line on stderr.  JSON output writes big integers as 0x-prefixed
+lowercase hex.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import click
+
+from ..arith.base import ParameterError
+from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+
+SIGN_SCHEMES = "raw|pkcs1v15|pss"
+ENCRYPT_SCHEMES = "raw|oaep"
+HASH_HELP = "Hash for pkcs1v15, pss and oaep: sha256 (default), sha384 or sha512. Not with raw."
+
+
+class RsaGroup(click.Group):
+    """Turns our exceptions into exit codes, so the group behaves the same alone and under ``modforge``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from ..rsa.errors import RSAError
+
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except RSAError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_CHECK_FAILED)
+
+
+def _dump(doc: dict[str, Any]) -> None:
+    click.echo(json.dumps(doc, indent=1))
+
+
+def _salt(text: str | None) -> int | str | None:
+    if text is None or text in ("max", "auto"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise ParameterError("salt_length", f"expected a byte count, 'max' (sign) or 'auto' (verify), got {text!r}") \
+            from None
+
+
+def _hash_label(scheme: str, hash_name: str | None) -> str | None:
+    from ..rsa.encodings import hash_info
+
+    return None if scheme == "raw" else hash_info(hash_name).name
+
+
+@click.group(cls=RsaGroup)
+def rsa() -> None:
+    """RSA signatures and encryption (RFC 8017) with a checked CRT private-key operation."""
+
+
+def _batch_progress(enabled: bool | None):
+    """A rich progress bar on stderr (on a terminal unless forced), or None."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled:
+        return None, None
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
+
+    bar = Progress(TextColumn("[bold]signing"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("[cyan]{task.fields[rate]}"), TimeElapsedColumn(), TextColumn("ETA"),
+                   TimeRemainingColumn(), console=Console(stderr=True), refresh_per_second=8)
+    state: dict[str, Any] = {"task": None, "start": time.perf_counter()}
+
+    def update(done: int, total: int) -> None:
+        if state["task"] is None:
+            state["task"] = bar.add_task("signing", total=total, rate="-")
+        elapsed = time.perf_counter() - state["start"]
+        rate = f"{done / elapsed:.1f} sig/s" if done and elapsed > 0 else "-"
+        bar.update(state["task"], completed=done, rate=rate)
+
+    return bar, update
+
+
+@rsa.command("sign")
+@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False), help="Private key, PEM or DER.")
+@click.option("--in", "in_path", type=click.Path(dir_okay=False), help="File to sign.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False), help="Signature file to write (k bytes).")
+@click.option("--batch", "batch", type=click.Path(), metavar="DIR|FILE",
+              help="Sign many files: a directory (its files) or files, more may follow as arguments. "
+                   "Each signature goes to <file>.sig, or into --out-dir.")
+@click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), help="With --batch: where the .sig files go.")
+@click.option("--jobs", type=int, default=None, help="With --batch: worker processes (default: every core).")
+@click.option("--progress/--no-progress", "progress", default=None,
+              help="With --batch: show a progress bar (default: when stderr is a terminal).")
+@click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")
+@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--salt-length", "salt_text", metavar="N|max", help="PSS salt bytes (default: the hash length).")
+@click.option("--backend", default="auto", show_default=True,
+              help="Kernel of the private-key exponentiations: auto, python or native.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.argument("more", nargs=-1, type=click.Path(), metavar="[FILES]...")
+def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: str | None, out_dir: str | None,
+             jobs: int | None, progress: bool | None, scheme: str, hash_name: str | None, salt_text: str | None,
+             backend: str, as_json: bool, more: tuple[str, ...]) -> None:
+    """Sign --in into --out, or every file of --batch (using every core)."""
+    from ..rsa import read_private_key, sign
+    from ..rsa.encodings import os2ip
+    from ..rsa.exp import backend_name
+    from ..rsa.files import read_input, write_output
+    from ..rsa.schemes import check_sign_options
+
+    salt_length = _salt(salt_text)
+    if salt_length == "auto":
+        raise ParameterError("salt_length", "'auto' is for verify; sign takes a byte count or 'max'")
+    if batch is None:
+        if more:
+            raise ParameterError("batch", f"extra arguments {' '.join(more)!r} are batch inputs: give --batch first")
+        if in_path is None or out_path is None:
+            raise ParameterError("in", "give --in FILE and --out SIG, or --batch DIR|FILES")
+        if out_dir is not None or jobs is not None:
+            raise ParameterError("out_dir", "--out-dir and --jobs go with --batch")
+    elif in_path is not None or out_path is not None:
+        raise ParameterError("batch", "--batch replaces --in/--out (use --out-dir for the signatures)")
+
+    key = read_private_key(key_path)
+    check_sign_options(key, scheme, hash_name, salt_length)
+    used_backend = backend_name(backend)
+    scheme_name = scheme.lower()
+    hash_label = _hash_label(scheme_name, hash_name)
+    head = {"scheme": scheme_name, "hash": hash_label, "bits": key.bits, "backend": used_backend}
+
+    if batch is not None:
+        _sign_batch(key, [batch, *more], out_dir, jobs, progress, scheme_name, hash_name, salt_length, backend,
+                    as_json, head)
+        return
+
+    message = read_input(in_path, "in")
+    signature = sign(key, message, scheme_name, hash_name, salt_length=salt_length, backend=backend)
+    write_output(out_path, signature, "out")
+    if as_json:
+        _dump({**head, "in": in_path, "out": out_path, "signature": hex(os2ip(signature)),
+               "signature_bytes": len(signature)})
+    else:
+        detail = scheme_name + (f", {hash_label}" if hash_label else "")
+        click.echo(f"signed {in_path} -> {out_path} ({detail}, {key.bits}-bit key, {used_backend} kernel)")
+
+
+def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, progress: bool | None,
+                scheme: str, hash_name: str | None, salt_length, backend: str, as_json: bool,
+                head: dict[str, Any]) -> None:
+    from ..rsa.batch import collect_inputs, default_jobs, plan, sign_batch
+
+    items = plan(collect_inputs(inputs), out_dir)
+    jobs = default_jobs() if jobs is None else jobs
+    bar, update = _batch_progress(progress)
+    start = time.perf_counter()
+    if bar is not None:
+        bar.start()
+    try:
+        results = sign_batch(key, items, scheme, hash_name, salt_length=salt_length, backend=backend, jobs=jobs,
+                             progress=update)
+    finally:
+        if bar is not None:
+            bar.stop()
+    seconds = time.perf_counter() - start
+    failed = [r for r in results if not r.ok]
+    signed = len(results) - len(failed)
+    if as_json:
+        _dump({**head, "jobs": min(jobs, len(items)), "files": len(results), "signed": signed,
+               "failed": len(failed), "seconds": round(seconds, 3),
+               "results": [{"in": str(r.source), "out": str(r.target), "ok": r.ok, "error": r.error}
+                           for r in results]})
+    else:
+        for r in failed:
+            click.echo(f"failed  {r.source}: {r.error}")
+        rate = f", {signed / seconds:.1f} signatures/s" if seconds > 0 and signed else ""
+        click.echo(f"signed {signed} of {len(results)} files in {seconds:.2f} s on {min(jobs, len(items))} "
+                   f"process(es){rate}")
+    if any(r.fault for r in failed):
+        click.echo(f"modforge: error: {sum(r.fault for r in failed)} private-key result(s) failed the fault "
+                   "check and were withheld", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+    if failed:
+        first = failed[0]
+        raise ParameterError("batch", f"{len(failed)} of {len(results)} inputs failed; first: {first.source}: "
+                                      f"{first.error}")
+
+
+@rsa.command("verify")
+@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
+              help="Public key (or private key), PEM or DER.")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False), help="The signed file.")
+@click.option("--sig", "sig_path", required=True, type=click.Path(dir_okay=False), help="The signature file.")
+@click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")
+@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--salt-length", "salt_text", metavar="N|auto",
+              help="PSS salt bytes expected (default: the hash length; auto: any).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def verify_cmd(key_path: str, in_path: str, sig_path: str, scheme: str, hash_name: str | None,
+               salt_text: str | None, as_json: bool) -> None:
+    """Check a signature: exit 0 if valid, 1 if not (with the reason)."""
+    from ..rsa import check_signature, read_public_key
+    from ..rsa.files import read_input
+
+    salt_length = _salt(salt_text)
+    if salt_length == "max":
+        raise ParameterError("salt_length", "'max' is for sign; verify takes a byte count or 'auto'")
+    key = read_public_key(key_path)
+    message = read_input(in_path, "in")
+    signature = read_input(sig_path, "sig")
+    reason = check_signature(key, message, signature, scheme, hash_name, salt_length=salt_length)
+    scheme_name = scheme.lower()
+    if as_json:
+        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name), "bits": key.bits, "n": hex(key.n),
+               "e": hex(key.e), "in": in_path, "sig": sig_path, "valid": reason is None, "reason": reason})
+    else:
+        click.echo("valid" if reason is None else f"invalid: {reason}")
+    if reason is not None:
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+def _label(text: str | None) -> bytes:
+    return b"" if text is None else text.encode("utf-8")
+
+
+@rsa.command("encrypt")
+@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False),
+              help="Public key (or private key), PEM or DER.")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False), help="Plaintext file.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Ciphertext file (k bytes).")
+@click.option("--scheme", required=True, metavar=ENCRYPT_SCHEMES, help="Encryption scheme.")
+@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None, label: str | None,
+                as_json: bool) -> None:
+    """Encrypt --in into --out (raw: exactly k bytes below n; oaep: at most k - 2*hLen - 2 bytes)."""
+    from ..rsa import encrypt, read_public_key
+    from ..rsa.encodings import os2ip
+    from ..rsa.files import read_input, write_output
+
+    key = read_public_key(key_path)
+    message = read_input(in_path, "in")
+    ciphertext = encrypt(key, message, scheme, hash_name, label=_label(label))
+    write_output(out_path, ciphertext, "out")
+    scheme_name = scheme.lower()
+    if as_json:
+        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name), "bits": key.bits,
+               "in": in_path, "out": out_path, "ciphertext": hex(os2ip(ciphertext)),
+               "ciphertext_bytes": len(ciphertext)})
+    else:
+        click.echo(f"encrypted {in_path} -> {out_path} ({scheme_name}, {key.bits}-bit key)")
+
+
+@rsa.command("decrypt")
+@click.option("--key", "key_path", required=True, type=click.Path(dir_okay=False), help="Private key, PEM or DER.")
+@click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False), help="Ciphertext file (k bytes).")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Plaintext file to write (mode 0600).")
+@click.option("--scheme", required=True, metavar=ENCRYPT_SCHEMES, help="Encryption scheme.")
+@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
+@click.option("--backend", default="auto", show_default=True,
+              help="Kernel of the private-key exponentiations: auto, python or native.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def decrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None, label: str | None,
+                backend: str, as_json: bool) -> None:
+    """Decrypt --in into --out; a failed OAEP decryption says only "decryption failed" (exit 1)."""
+    from ..rsa import decrypt, read_private_key
+    from ..rsa.exp import backend_name
+    from ..rsa.files import read_input, write_output
+
+    key = read_private_key(key_path)
+    ciphertext = read_input(in_path, "in")
+    used_backend = backend_name(backend)
+    plaintext = decrypt(key, ciphertext, scheme, hash_name, label=_label(label), backend=backend)
+    write_output(out_path, plaintext, "out", mode=0o600)
+    scheme_name = scheme.lower()
+    if as_json:
+        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name), "bits": key.bits,
+               "backend": used_backend, "in": in_path, "out": out_path, "plaintext_bytes": len(plaintext)})
+    else:
+        click.echo(f"decrypted {in_path} -> {out_path} ({len(plaintext)} bytes, {scheme_name}, {key.bits}-bit key)")

@@ -1,0 +1,175 @@
+"""Batch signing: many files, one key, every core.
+
+Inputs are files and directories (a directory contributes its regular files,
+not recursively, skipping hidden files and existing ``*.sig`` files).  Each
+signature goes next to its input as ``<name>.sig``, or into ``out_dir``, and
+is written atomically by the process that made it.
+
+The work runs in a pool of ``jobs`` processes (default: every core this
+process may use).  Processes, not threads: the exponentiation loop holds the
+GIL whichever kernel runs it.  The pool starts with ``spawn``, so no worker
+inherits a forked copy of the caller's threads or locks; each receives the
+key once, through its initializer.  ``jobs=1`` signs in this process.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+from ..arith.base import ParameterError
+from .errors import RSAError
+from .exp import DEFAULT_BLIND_BITS, resolve_backend
+from .files import read_input, write_output
+from .keys import RSAPrivateKey
+from .schemes import SaltLength, check_sign_options, sign
+
+SIG_SUFFIX = ".sig"
+Progress = Callable[[int, int], None]   # (files done, files in all)
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    source: Path
+    target: Path
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    source: Path
+    target: Path
+    ok: bool
+    error: str | None = None
+    fault: bool = False          # the private-key result failed its public-exponent check
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def collect_inputs(paths: Sequence[str | Path]) -> list[Path]:
+    """Expand directories into their files; keep the given order, drop duplicates."""
+    if not paths:
+        raise ParameterError("batch", "no input given")
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir()
+                           if p.is_file() and not p.name.startswith(".") and not p.name.endswith(SIG_SUFFIX))
+            if not found:
+                raise ParameterError("batch", f"no input files in directory {str(path)!r}")
+        elif path.is_file():
+            found = [path]
+        else:
+            raise ParameterError("batch", f"{str(path)!r} is not a file or directory")
+        for p in found:
+            key = p.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return out
+
+
+def plan(inputs: Sequence[Path], out_dir: str | Path | None = None) -> list[BatchItem]:
+    """Where each signature goes; two inputs may not share a target."""
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        if not out_dir.is_dir():
+            raise ParameterError("out_dir", f"{str(out_dir)!r} is not a directory")
+    items: list[BatchItem] = []
+    targets: dict[Path, Path] = {}
+    for source in inputs:
+        target = (out_dir / (source.name + SIG_SUFFIX)) if out_dir is not None else \
+            source.with_name(source.name + SIG_SUFFIX)
+        resolved = target.resolve()
+        if resolved in targets:
+            raise ParameterError("out_dir", f"{str(targets[resolved])!r} and {str(source)!r} would both write "
+                                            f"{str(target)!r}")
+        targets[resolved] = source
+        items.append(BatchItem(source, target))
+    return items
+
+
+# Worker state, set once per process by _init.
+_WORKER: dict = {}
+
+
+def _init(key: RSAPrivateKey, options: dict) -> None:
+    _WORKER["key"] = key
+    _WORKER["options"] = options
+
+
+def _sign_one(source: Path, target: Path) -> tuple[bool, str | None, bool]:
+    key, options = _WORKER["key"], _WORKER["options"]
+    try:
+        message = read_input(source, "in")
+        write_output(target, sign(key, message, **options), "out")
+    except ParameterError as exc:
+        return False, str(exc), False
+    except RSAError as exc:
+        return False, str(exc), True
+    return True, None, False
+
+
+def sign_batch(key: RSAPrivateKey, items: Sequence[BatchItem], scheme: str, hash_name: str | None = None, *,
+               salt_length: SaltLength = None, backend: str = "auto", blind_bits: int = DEFAULT_BLIND_BITS,
+               jobs: int | None = None, progress: Progress | None = None) -> list[BatchResult]:
+    """Sign every item (results in input order); a failed item does not stop the others."""
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+    options = {"scheme": scheme, "hash_name": hash_name, "salt_length": salt_length, "backend": backend,
+               "blind_bits": blind_bits}
+    # Bad options fail here, once, not in every worker.
+    check_sign_options(key, scheme, hash_name, salt_length)
+    resolve_backend(backend)
+
+    total = len(items)
+    results: list[BatchResult | None] = [None] * total
+    done = 0
+    if progress:
+        progress(0, total)
+
+    def record(i: int, outcome: tuple[bool, str | None, bool]) -> None:
+        nonlocal done
+        ok, error, fault = outcome
+        results[i] = BatchResult(items[i].source, items[i].target, ok, error, fault)
+        done += 1
+        if progress:
+            progress(done, total)
+
+    jobs = min(jobs, max(total, 1))
+    if jobs == 1:
+        _init(key, options)
+        try:
+            for i, item in enumerate(items):
+                record(i, _sign_one(item.source, item.target))
+        finally:
+            _WORKER.clear()
+        return [r for r in results if r is not None]
+
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init,
+                             initargs=(key, options)) as pool:
+        pending: dict[Future, int] = {}
+        try:
+            for i, item in enumerate(items):
+                pending[pool.submit(_sign_one, item.source, item.target)] = i
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    record(pending.pop(fut), fut.result())
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    return [r for r in results if r is not None]

@@ -1,0 +1,241 @@
+"""RSA keys: loaded from PEM or DER through ``cryptography``, held as plain integers.
+
+Formats (RFC 8017 App. A.1, RFC 5208/5958, RFC 5280):
+
+* private: PKCS#1 ``RSAPrivateKey`` (PEM ``BEGIN RSA PRIVATE KEY``) and
+  PKCS#8 ``PrivateKeyInfo`` (``BEGIN PRIVATE KEY``, or ``BEGIN ENCRYPTED
+  PRIVATE KEY`` with a password), PEM or DER;
+* public: PKCS#1 ``RSAPublicKey`` (``BEGIN RSA PUBLIC KEY``) and X.509
+  ``SubjectPublicKeyInfo`` (``BEGIN PUBLIC KEY``), PEM or DER; a private key
+  is accepted where a public key is wanted (its public half is used).
+
+``cryptography`` parses the file and checks the key's consistency; we take the
+numbers ``n, e, d, p, q, dp, dq, qinv`` out of it and check them again
+(:meth:`RSAPrivateKey.from_numbers` is also how tests and callers build keys
+from integers).  Every problem is a :class:`ParameterError` whose message
+starts with ``key:``.  Moduli of 1024 to 4096 bits are accepted, no others.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..arith.base import ParameterError
+
+MIN_BITS = 1024
+MAX_BITS = 4096
+
+
+def _require(ok: bool, problem: str) -> None:
+    if not ok:
+        raise ParameterError("key", problem)
+
+
+def _check_modulus(n: int) -> None:
+    _require(isinstance(n, int) and not isinstance(n, bool) and n > 0, "modulus must be a positive integer")
+    bits = n.bit_length()
+    _require(MIN_BITS <= bits <= MAX_BITS,
+             f"modulus is {bits} bits; supported sizes are {MIN_BITS} to {MAX_BITS} bits")
+    _require(n % 2 == 1, "modulus is even")
+
+
+def _check_public_exponent(e: int, n: int) -> None:
+    _require(isinstance(e, int) and not isinstance(e, bool), "public exponent must be an integer")
+    _require(3 <= e < n and e % 2 == 1, f"public exponent must be odd with 3 <= e < n, got {e}")
+
+
+@dataclass(frozen=True)
+class RSAPublicKey:
+    """``(n, e)``; ``size`` is the modulus length ``k`` in bytes."""
+
+    n: int
+    e: int
+
+    def __post_init__(self) -> None:
+        _check_modulus(self.n)
+        _check_public_exponent(self.e, self.n)
+
+    @property
+    def bits(self) -> int:
+        return self.n.bit_length()
+
+    @property
+    def size(self) -> int:
+        return (self.bits + 7) // 8
+
+    def to_cryptography(self) -> Any:
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        return rsa.RSAPublicNumbers(self.e, self.n).public_key()
+
+
+@dataclass(frozen=True, repr=False)
+class RSAPrivateKey:
+    """All CRT numbers; ``qinv = q^-1 mod p`` (PKCS#1 ``coefficient``), so Garner reads
+    ``x = xq + q * ((xp - xq) * qinv mod p)``.  The repr shows no secret."""
+
+    n: int
+    e: int
+    d: int
+    p: int
+    q: int
+    dp: int
+    dq: int
+    qinv: int
+
+    def __post_init__(self) -> None:
+        _check_modulus(self.n)
+        _check_public_exponent(self.e, self.n)
+        for name in ("d", "p", "q", "dp", "dq", "qinv"):
+            v = getattr(self, name)
+            _require(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"{name} must be a positive integer")
+        p, q = self.p, self.q
+        _require(p > 2 and q > 2 and p != q and p * q == self.n, "p * q != n (or p == q)")
+        lam = (p - 1) // math.gcd(p - 1, q - 1) * (q - 1)
+        _require(self.d < self.n and (self.d * self.e - 1) % lam == 0, "d is not an inverse of e modulo lcm(p-1, q-1)")
+        _require(self.dp == self.d % (p - 1), "dp != d mod (p - 1)")
+        _require(self.dq == self.d % (q - 1), "dq != d mod (q - 1)")
+        _require(0 < self.qinv < p and self.qinv * q % p == 1, "qinv is not q^-1 mod p")
+
+    def __repr__(self) -> str:
+        return f"RSAPrivateKey(bits={self.bits}, e={self.e})"
+
+    @classmethod
+    def from_numbers(cls, *, p: int, q: int, e: int, d: int | None = None) -> "RSAPrivateKey":
+        """Build a key from its primes and public exponent (``d`` derived when not given)."""
+        for name, v in (("p", p), ("q", q), ("e", e)):
+            _require(isinstance(v, int) and not isinstance(v, bool) and v > 2, f"{name} must be an integer > 2")
+        lam = (p - 1) // math.gcd(p - 1, q - 1) * (q - 1)
+        if d is None:
+            _require(math.gcd(e, lam) == 1, "e is not invertible modulo lcm(p-1, q-1)")
+            d = pow(e, -1, lam)
+        _require(math.gcd(q, p) == 1, "p and q are not coprime")
+        return cls(n=p * q, e=e, d=d, p=p, q=q, dp=d % (p - 1), dq=d % (q - 1), qinv=pow(q, -1, p))
+
+    @property
+    def bits(self) -> int:
+        return self.n.bit_length()
+
+    @property
+    def size(self) -> int:
+        return (self.bits + 7) // 8
+
+    @property
+    def public(self) -> RSAPublicKey:
+        return RSAPublicKey(self.n, self.e)
+
+    def to_cryptography(self) -> Any:
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        return rsa.RSAPrivateNumbers(self.p, self.q, self.d, self.dp, self.dq, self.qinv,
+                                     rsa.RSAPublicNumbers(self.e, self.n)).private_key()
+
+
+# ------------------------------------------------------------------------------------------- loading
+
+
+def _is_pem(data: bytes) -> bool:
+    return b"-----BEGIN " in data
+
+
+def _describe(obj: Any) -> str:
+    return type(obj).__name__.lstrip("_")
+
+
+def _from_cryptography_private(obj: Any) -> RSAPrivateKey:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    _require(isinstance(obj, rsa.RSAPrivateKey), f"not an RSA private key ({_describe(obj)})")
+    nums = obj.private_numbers()
+    pub = nums.public_numbers
+    return RSAPrivateKey(n=pub.n, e=pub.e, d=nums.d, p=nums.p, q=nums.q, dp=nums.dmp1, dq=nums.dmq1,
+                         qinv=nums.iqmp)
+
+
+def _from_cryptography_public(obj: Any) -> RSAPublicKey:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    _require(isinstance(obj, rsa.RSAPublicKey), f"not an RSA public key ({_describe(obj)})")
+    nums = obj.public_numbers()
+    return RSAPublicKey(n=nums.n, e=nums.e)
+
+
+def _problem(exc: BaseException) -> str:
+    """The useful part of a ``cryptography`` error: its ``Details:`` when there are some, on one line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if "Details:" in text:
+        text = text.split("Details:", 1)[1].strip()
+    return text.rstrip(".")
+
+
+def _kind(pem: bool) -> str:
+    return "a valid PEM" if pem else "PEM (no '-----BEGIN' line) nor a valid DER"
+
+
+def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKey:
+    """A private key from PEM or DER bytes (PKCS#1 or PKCS#8, encrypted PKCS#8 with ``password``)."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+
+    _require(isinstance(data, (bytes, bytearray)) and len(data) > 0, "empty key data")
+    pem = _is_pem(data)
+    loader = serialization.load_pem_private_key if pem else serialization.load_der_private_key
+    try:
+        obj = loader(bytes(data), password=password)
+    except TypeError as exc:
+        if "encrypted" in str(exc).lower() and password is None:
+            raise ParameterError("key", "the private key is encrypted: a password is needed") from None
+        if password is not None:
+            raise ParameterError("key", "a password was given but the private key is not encrypted") from None
+        raise ParameterError("key", _problem(exc)) from None
+    except UnsupportedAlgorithm as exc:
+        raise ParameterError("key", f"unsupported key type: {_problem(exc)}") from None
+    except ValueError as exc:
+        if password is not None and "incorrect password" in str(exc).lower():
+            raise ParameterError("key", "could not decrypt the private key (wrong password?)") from None
+        raise ParameterError("key", f"not {_kind(pem)} RSA private key (PKCS#1 or PKCS#8): {_problem(exc)}") from None
+    return _from_cryptography_private(obj)
+
+
+def load_public_key(data: bytes) -> RSAPublicKey:
+    """A public key from PEM or DER bytes (PKCS#1 or SubjectPublicKeyInfo); a private key gives its public half."""
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+
+    _require(isinstance(data, (bytes, bytearray)) and len(data) > 0, "empty key data")
+    data = bytes(data)
+    pem = _is_pem(data)
+    if pem and b"PRIVATE KEY-----" in data:
+        return load_private_key(data).public
+    loader = serialization.load_pem_public_key if pem else serialization.load_der_public_key
+    try:
+        obj = loader(data)
+    except UnsupportedAlgorithm as exc:
+        raise ParameterError("key", f"unsupported key type: {_problem(exc)}") from None
+    except ValueError as exc:
+        if not pem:   # DER carries no label: it may be a private key
+            try:
+                return load_private_key(data).public
+            except ParameterError:
+                pass
+        raise ParameterError("key", f"not {_kind(pem)} RSA public key (PKCS#1 or SubjectPublicKeyInfo, "
+                                    f"or a private key): {_problem(exc)}") from None
+    return _from_cryptography_public(obj)
+
+
+def _read(path: str | Path) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ParameterError("key", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def read_private_key(path: str | Path, password: bytes | None = None) -> RSAPrivateKey:
+    return load_private_key(_read(path), password)
+
+
+def read_public_key(path: str | Path) -> RSAPublicKey:
+    return load_public_key(_read(path))

@@ -1,0 +1,76 @@
+"""RSA primitives (RFC 8017 Sec. 5): the public operation and the checked CRT private operation.
+
+The private operation follows seed 004 (Shand, Bertin, Vuillemin, DEC PAM),
+Sec. 3.1: split over the prime factors by the Chinese remainder theorem (the
+two half-size exponentiations, :func:`modforge.rsa.exp.crt_halves`, are
+independent and may run in parallel), then recombine by Garner's formula
+
+    x = xq + q * ((xp - xq) * qinv mod p),        qinv = q^-1 mod p,
+
+and check ``x^e == c (mod n)`` with the public exponent before anything is
+returned.  A fault in one half (say ``xp`` wrong, ``xq`` right) makes
+``x^e - c`` a multiple of ``q`` but not of ``p``, so one faulty signature of
+a known message factors ``n`` by a gcd (Boneh, DeMillo, Lipton: the Bellcore
+attack).  On a mismatch :class:`~modforge.rsa.errors.FaultError` is raised
+and the value never leaves :func:`_checked_private`: its frame has returned
+before the error is raised, so not even the traceback holds it.
+"""
+
+from __future__ import annotations
+
+from ..arith.base import ParameterError
+from .errors import FaultError
+from .exp import DEFAULT_BLIND_BITS, crt_halves
+from .keys import RSAPrivateKey, RSAPublicKey
+
+
+def _check_representative(name: str, x: int, n: int) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise ParameterError(name, f"must be an integer, got {type(x).__name__}")
+    if not 0 <= x < n:
+        raise ParameterError(name, "representative out of range: need 0 <= value < n (the modulus)")
+    return x
+
+
+def rsaep(key: RSAPublicKey | RSAPrivateKey, m: int) -> int:
+    """RSAEP: ``m^e mod n`` (public data only)."""
+    return pow(_check_representative("message", m, key.n), key.e, key.n)
+
+
+def rsavp1(key: RSAPublicKey | RSAPrivateKey, s: int) -> int:
+    """RSAVP1: ``s^e mod n`` (public data only)."""
+    return pow(_check_representative("signature", s, key.n), key.e, key.n)
+
+
+def garner(xp: int, xq: int, key: RSAPrivateKey) -> int:
+    """CRT recombination: the ``x < n`` with ``x = xp (mod p)`` and ``x = xq (mod q)``."""
+    return xq + key.q * ((xp - xq) * key.qinv % key.p)
+
+
+def _checked_private(c: int, key: RSAPrivateKey, backend: str, blind_bits: int) -> int | None:
+    """The CRT result when it passes the public-exponent check, else None (the faulty value dies here)."""
+    xp, xq = crt_halves(c, key, backend=backend, blind_bits=blind_bits)
+    x = garner(xp, xq, key)
+    if 0 <= x < key.n and pow(x, key.e, key.n) == c:
+        return x
+    return None
+
+
+def private_op(key: RSAPrivateKey, x: int, *, backend: str = "auto", blind_bits: int = DEFAULT_BLIND_BITS,
+               name: str = "input") -> int:
+    """``x^d mod n`` by CRT, verified with ``e`` before release (FaultError otherwise)."""
+    _check_representative(name, x, key.n)
+    y = _checked_private(x, key, backend, blind_bits)
+    if y is None:
+        raise FaultError()
+    return y
+
+
+def rsadp(key: RSAPrivateKey, c: int, *, backend: str = "auto", blind_bits: int = DEFAULT_BLIND_BITS) -> int:
+    """RSADP: the checked CRT private operation on a ciphertext representative."""
+    return private_op(key, c, backend=backend, blind_bits=blind_bits, name="ciphertext")
+
+
+def rsasp1(key: RSAPrivateKey, m: int, *, backend: str = "auto", blind_bits: int = DEFAULT_BLIND_BITS) -> int:
+    """RSASP1: the checked CRT private operation on a message representative."""
+    return private_op(key, m, backend=backend, blind_bits=blind_bits, name="message")
