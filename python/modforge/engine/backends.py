@@ -18,6 +18,9 @@ from ..arith.base import ParameterError
 _BACKENDS: dict[str, str] = {
     "gmp": "modforge.engine.reference:GmpBackend",
     "python": "modforge.engine.reference:PythonBackend",
+    "portable": "modforge.engine.native_backend:PortableBackend",
+    "adx": "modforge.engine.native_backend:AdxBackend",
+    "ifma": "modforge.engine.native_backend:IfmaBackend",
 }
 
 
@@ -68,9 +71,13 @@ def load(name: str, modulus: int) -> Any:
             raise ParameterError("backend", f"{name!r} needs the hardware simulator, which is not available: {exc}") from None
         return getattr(module, cls)(modulus, design=name[len(SIM_PREFIX):])
     if name == "auto":
-        from .tuning import choose_backend
+        from .tuning import ranked_backends
 
-        name = choose_backend(modulus.bit_length(), available_backends())
+        for candidate in ranked_backends(modulus.bit_length(), available_backends()):
+            try:
+                return _resolve(candidate)(modulus)
+            except ValueError:
+                continue  # this modulus is outside the backend's width range: take the next best
     cls = _resolve(name)
     if not getattr(cls, "supported", lambda: True)():
         raise ParameterError("backend", f"{name!r} is not supported on this machine")

@@ -22,12 +22,16 @@ def _measured() -> dict:
         return {}
 
 
-def choose_backend(bits: int, available: list[str]) -> str:
-    data = _measured()
-    for row in data.get("best", []):
+def ranked_backends(bits: int, available: list[str]) -> list[str]:
+    """Available backends for a ``bits``-wide modulus, best first: measured choice, then the default order."""
+    order: list[str] = []
+    for row in _measured().get("best", []):
         if row["min_bits"] <= bits <= row["max_bits"] and row["backend"] in available:
-            return row["backend"]
-    for name in DEFAULT_PREFERENCE:
-        if name in available:
-            return name
-    return "python"
+            order.append(row["backend"])
+    order += [name for name in DEFAULT_PREFERENCE if name in available]
+    order.append("python")
+    return list(dict.fromkeys(order))
+
+
+def choose_backend(bits: int, available: list[str]) -> str:
+    return ranked_backends(bits, available)[0]

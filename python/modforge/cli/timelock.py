@@ -1,0 +1,245 @@
+"""``modforge timelock create|solve|info``: time-lock puzzles on this machine.
+
+Exit codes: 0 success (also a solve stopped by --stop-after), 1 a check failed
+(authentication failure, corrupted checkpoints that cannot be recovered,
+repeated error-check failures), 2 bad usage or input, 130 interrupted by
+Ctrl-C/SIGTERM after writing a checkpoint.  JSON output writes big integers as
+0x-prefixed lowercase hex.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..arith.base import ParameterError
+from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, parse_int
+
+EXIT_INTERRUPTED = 130
+
+
+class TimelockGroup(click.Group):
+    """Turns our exceptions into exit codes, so the group behaves the same alone and under ``modforge``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from ..timelock import AuthenticationError, SolveInterrupted, TimelockError
+
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+        except AuthenticationError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_CHECK_FAILED)
+        except TimelockError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_CHECK_FAILED)
+        except SolveInterrupted as exc:
+            click.echo(f"modforge: {exc}", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+
+
+def _num(value: int) -> str:
+    return f"{value} ({hex(value)})" if value < 1 << 64 else hex(value)
+
+
+def _dump(doc: dict[str, Any]) -> None:
+    click.echo(json.dumps(doc, indent=1))
+
+
+@click.group(cls=TimelockGroup)
+def timelock() -> None:
+    """Time-lock puzzles: create one with the trapdoor, solve one by repeated squaring, inspect one."""
+
+
+@timelock.command()
+@click.option("--bits", type=int, default=2048, show_default=True, help="Modulus width (N = p*q, exactly this wide).")
+@click.option("--duration", "duration_text", help="Solving time on this machine: 90s, 10m, 2h, 1d, 1h30m.")
+@click.option("--t", "t_text", help="Instead of --duration: the number of squarings.")
+@click.option("--message", "message", help="Text to lock (UTF-8).")
+@click.option("--file", "file_path", type=click.Path(dir_okay=False), help="Instead of --message: a file to lock.")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False), help="Puzzle file to write.")
+@click.option("--keep-trapdoor", "keep_trapdoor", type=click.Path(dir_okay=False),
+              help="Also write the primes p, q to this file (mode 0600). Without it they never touch the disk.")
+@click.option("--random-base", is_flag=True, help="Use a random base x instead of x = 2.")
+@click.option("--backend", default="auto", show_default=True, help="Engine backend to calibrate with.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def create(bits: int, duration_text: str | None, t_text: str | None, message: str | None, file_path: str | None,
+           out: str, keep_trapdoor: str | None, random_base: bool, backend: str, as_json: bool) -> None:
+    """Create a puzzle that takes --duration (or --t squarings) to solve on this machine."""
+    from ..timelock import create_puzzle
+    from ..timelock.durations import format_count, format_duration, parse_duration
+
+    if (duration_text is None) == (t_text is None):
+        raise ParameterError("duration", "give exactly one of --duration or --t")
+    if (message is None) == (file_path is None):
+        raise ParameterError("message", "give exactly one of --message TEXT or --file F")
+    duration = parse_duration(duration_text) if duration_text is not None else None
+    t = parse_int(t_text, "t") if t_text is not None else None
+    if file_path is not None:
+        try:
+            payload = sys.stdin.buffer.read() if file_path == "-" else Path(file_path).read_bytes()
+        except OSError as exc:
+            raise ParameterError("file", f"cannot read {file_path!r}: {exc.strerror or exc}") from None
+    else:
+        payload = message.encode("utf-8")
+    made = create_puzzle(bits, payload, out, t=t, duration=duration, random_base=random_base,
+                         keep_trapdoor=keep_trapdoor, backend=backend)
+    task, cal = made.puzzle.task, made.calibration
+    if as_json:
+        _dump({"out": str(made.path), "task_id": task.id, "bits": task.bits, "n": hex(task.n), "x": hex(task.x),
+               "t": hex(task.t), "estimated_seconds": made.estimated_seconds, "calibration": cal,
+               "trapdoor_file": str(made.trapdoor_path) if made.trapdoor_path else None,
+               "keygen_seconds": made.keygen_seconds, "trapdoor_seconds": made.trapdoor_seconds,
+               "payload_bytes": len(payload)})
+        return
+    click.echo(f"wrote     {made.path} ({task.bits}-bit modulus, x = {task.x if task.x < 1 << 64 else hex(task.x)}, "
+               f"t = {task.t} squarings)")
+    click.echo(f"estimate  {format_duration(made.estimated_seconds)} to solve on this machine "
+               f"({cal['backend']}, {format_count(cal['squarings_per_second'])} squarings/s, {cal['cpu']})")
+    click.echo(f"trapdoor  key computed in {made.trapdoor_seconds * 1000:.1f} ms; "
+               + (f"primes written to {made.trapdoor_path} (keep it secret)" if made.trapdoor_path
+                  else "primes not stored"))
+
+
+def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
+    task = result.task
+    doc: dict[str, Any] = {
+        "puzzle": result.label, "task_id": task.id, "bits": task.bits, "n": hex(task.n), "x": hex(task.x),
+        "t": hex(task.t), "finished": result.finished, "step": hex(result.step), "start_step": hex(result.start_step),
+        "w": hex(result.w) if result.w is not None else None,
+        "message": shown, "message_encoding": kind,
+        "message_hex": result.payload.hex() if result.payload is not None else None,
+        "backend": result.backend, "seconds": result.seconds, "squarings": result.squarings, "rate": result.rate,
+        "check": {"name": "gerbicz-product", "segments": result.segments, "extra_squarings": result.extra_squarings,
+                  "extra_multiplications": result.extra_multiplications,
+                  "squaring_seconds": result.squaring_seconds, "check_seconds": result.check_seconds,
+                  "overhead_measured": result.check_overhead},
+        "checkpoint_dir": str(result.checkpoint_dir) if result.checkpoint_dir else None,
+        "checkpoint": str(result.last_checkpoint) if result.last_checkpoint else None,
+        "checkpoint_seconds": result.checkpoint_seconds,
+        "faults_detected": result.faults_detected, "rollbacks": result.rollbacks,
+        "rejected_checkpoints": result.rejected_checkpoints, "events": result.events,
+    }
+    return doc
+
+
+@timelock.command()
+@click.argument("puzzle_spec", metavar="PUZZLE")
+@click.option("--checkpoint-dir", type=click.Path(file_okay=False),
+              help="Where checkpoints go [default: PUZZLE.checkpoints/ next to a puzzle file, "
+                   "~/.cache/modforge/timelock for built-in names].")
+@click.option("--checkpoint-interval", "interval_text", default="5s", show_default=True,
+              help="Seconds of work between checkpoints (at most this much is lost on a crash).")
+@click.option("--backend", default="auto", show_default=True, help="Engine backend (see modforge.engine).")
+@click.option("--progress", "progress_mode", type=click.Choice(["auto", "bar", "plain", "none"]), default="auto",
+              show_default=True, help="Progress bar (auto: on a terminal), plain log lines on stderr, or none.")
+@click.option("--stop-after", "stop_after_text", help="Stop (with a checkpoint) after this many squarings.")
+@click.option("--restart", is_flag=True, help="Move this puzzle's checkpoints aside and start from step 0.")
+@click.option("--trapdoor", "trapdoor_path", type=click.Path(dir_okay=False),
+              help="Open a modforge puzzle at once with its trapdoor file instead of squaring.")
+@click.option("--output", "output_path", type=click.Path(dir_okay=False), help="Also write the payload bytes here.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (w, message, statistics).")
+def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, backend: str, progress_mode: str,
+          stop_after_text: str | None, restart: bool, trapdoor_path: str | None, output_path: str | None,
+          as_json: bool) -> None:
+    """Solve PUZZLE (a file, or lcs35, lcs35-toy, csail2019) by repeated squaring; resumes from checkpoints."""
+    from ..timelock import AuthenticationError, PuzzleFile, SolveResult, render_message, resolve_puzzle
+    from ..timelock import solve as run_solve
+    from ..timelock.durations import format_count, format_duration, parse_duration
+    from ..timelock.progress import make_reporter
+    from ..timelock.puzzle import load_trapdoor, trapdoor_solution
+    from ..timelock.solver import fault_from_env
+
+    puzzle = resolve_puzzle(puzzle_spec)
+    interval = parse_duration(interval_text, "checkpoint-interval")
+    stop_after = parse_int(stop_after_text, "stop-after") if stop_after_text is not None else None
+    if trapdoor_path is not None:
+        if not isinstance(puzzle, PuzzleFile):
+            raise ParameterError("trapdoor", "only modforge puzzle files have a trapdoor file")
+        p, q = load_trapdoor(trapdoor_path, puzzle)
+        w = trapdoor_solution(puzzle.task, p, q)
+        result = SolveResult(label=puzzle.label, task=puzzle.task, finished=True, step=puzzle.task.t,
+                             start_step=puzzle.task.t, w=w, payload=puzzle.open(w), backend="trapdoor")
+    else:
+        reporter = make_reporter(progress_mode, interval)
+        try:
+            result = run_solve(puzzle, backend=backend, checkpoint_dir=checkpoint_dir, interval=interval,
+                               reporter=reporter, inject_fault_at=fault_from_env(), stop_after=stop_after,
+                               restart=restart, handle_signals=True)
+        except AuthenticationError as exc:
+            raise AuthenticationError(f"{exc}; if this solve resumed from checkpoints written by an untrusted "
+                                      f"or faulty run, rerun with --restart") from None
+    kind = shown = None
+    if result.payload is not None:
+        kind, shown = render_message(result.payload)
+        if output_path is not None:
+            from ..timelock.fsutil import atomic_write
+
+            atomic_write(Path(output_path), result.payload)
+    if as_json:
+        _dump(_result_doc(result, kind, shown))
+        return
+    task = result.task
+    click.echo(f"puzzle    {result.label} (n: {task.bits} bits, x = {_num(task.x)}, t = {task.t})")
+    if not result.finished:
+        eta = (task.t - result.step) / result.rate if result.rate > 0 else None
+        click.echo(f"stopped   at step {result.step} of {task.t} ({100 * result.step / task.t:.4g}%); "
+                   f"about {format_duration(eta)} to go at {format_count(result.rate)} squarings/s")
+        if result.last_checkpoint:
+            click.echo(f"checkpoint {result.last_checkpoint}")
+        return
+    click.echo(f"w         {_num(result.w)}")
+    click.echo(f"message   {shown}" + ("  (hex: not printable text)" if kind == "hex" else ""))
+    if result.squarings:
+        click.echo(f"work      {result.squarings} squarings in {format_duration(result.seconds)} "
+                   f"({format_count(result.rate)}/s, {result.backend}); error check overhead "
+                   f"{100 * result.check_overhead:.2f}%, {result.faults_detected} fault(s) detected")
+
+
+@timelock.command()
+@click.argument("puzzle_spec", metavar="PUZZLE")
+@click.option("--checkpoint-dir", type=click.Path(file_okay=False), help="Where to look for checkpoints.")
+@click.option("--backend", default="auto", show_default=True, help="Engine backend to time.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def info(puzzle_spec: str, checkpoint_dir: str | None, backend: str, as_json: bool) -> None:
+    """Show PUZZLE's parameters, its estimated solving time here, and checkpoint progress if any."""
+    from ..timelock import puzzle_info, resolve_puzzle
+    from ..timelock.durations import format_count, format_duration
+
+    doc = puzzle_info(resolve_puzzle(puzzle_spec), backend=backend, checkpoint_dir=checkpoint_dir)
+    if as_json:
+        out = dict(doc)
+        for key in ("n", "x", "t", "z"):
+            if key in out:
+                out[key] = hex(out[key])
+        if out["checkpoint"] is not None:
+            out["checkpoint"] = dict(out["checkpoint"], step=hex(out["checkpoint"]["step"]))
+        _dump(out)
+        return
+    title = doc.get("name") or doc.get("path")
+    click.echo(f"puzzle     {title} ({doc['kind']})")
+    if doc.get("source"):
+        click.echo(f"source     {doc['source']}")
+    click.echo(f"modulus    {doc['bits']} bits: {hex(doc['n'])}")
+    click.echo(f"base, t    x = {_num(doc['x'])}, t = {doc['t']} squarings")
+    if doc["kind"] == "file":
+        click.echo(f"cipher     {doc['cipher']} ({doc['kdf']}), {doc['ciphertext_bytes']} bytes, created {doc['created']}")
+    sp = doc["speed"]
+    click.echo(f"this host  {format_count(sp['squarings_per_second'])} squarings/s ({sp['backend']}): about "
+               f"{format_duration(doc['estimated_seconds'])} in all (error check "
+               f"~{100 * sp['check_overhead_predicted']:.2f}% included)")
+    ck = doc["checkpoint"]
+    if ck is None:
+        click.echo(f"progress   no checkpoint in {doc['checkpoint_dir']}")
+    else:
+        state = "done" if ck["done"] else f"{format_duration(ck['remaining_seconds'])} to go"
+        click.echo(f"progress   step {ck['step']} of {doc['t']} ({100 * ck['fraction']:.4g}%), {state}; "
+                   f"{ck['path']} ({ck['written']})")
+    for bad in doc["rejected_checkpoints"]:
+        click.echo(f"modforge: checkpoint {bad['path']} is corrupted: {bad['reason']}", err=True)

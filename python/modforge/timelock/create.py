@@ -1,0 +1,144 @@
+"""Creating a puzzle: key generation, calibration, the trapdoor, encryption.
+
+The creator knows ``phi(N) = (p-1)(q-1)`` and so computes
+``w = x^(2^t mod phi(N)) mod N`` with two short exponentiations, while a solver
+without the factors must do ``t`` sequential squarings.  The primes live only
+in memory (Python cannot wipe integers; they are dropped as soon as the key is
+computed) unless the caller asks for a trapdoor file.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import gmpy2
+
+from ..arith.base import ParameterError
+from .fsutil import atomic_write
+from .puzzle import PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
+
+MIN_BITS = 256
+MAX_BITS = 16384
+MAX_PAYLOAD = 64 << 20
+
+
+def _random_prime(bits: int) -> int:
+    """A random prime of exactly ``bits`` bits with its top two bits set (so p*q has full width)."""
+    while True:
+        candidate = secrets.randbits(bits) | (3 << (bits - 2)) | 1
+        p = int(gmpy2.next_prime(candidate))
+        # next_prime may step past 2^bits; gmpy2.is_prime is GMP's BPSW-strength test, the strong BPSW
+        # test is an independent second opinion.
+        if p.bit_length() == bits and gmpy2.is_prime(p, 30) and gmpy2.is_strong_bpsw_prp(p):
+            return p
+
+
+def generate_modulus(bits: int) -> tuple[int, int, int]:
+    """(N, p, q) with N = p*q exactly ``bits`` bits, p != q random primes of about bits/2 bits."""
+    if not MIN_BITS <= bits <= MAX_BITS:
+        raise ParameterError("bits", f"must be between {MIN_BITS} and {MAX_BITS}, got {bits}")
+    while True:
+        p = _random_prime((bits + 1) // 2)
+        q = _random_prime(bits // 2)
+        n = p * q
+        if p != q and n.bit_length() == bits:
+            return n, p, q
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def calibrate(n: int, backend: str = "auto", seconds: float = 0.5) -> dict[str, Any]:
+    """Measure squarings per second of ``ModRing(n, backend).sqr_n`` on this machine."""
+    from .check import measure_rate, open_ring
+
+    ring = open_ring(n, backend)
+    rate, k, s = measure_rate(ring, 3, seconds)
+    return {"backend": ring.backend, "cpu": cpu_name(), "squarings_per_second": round(rate),
+            "ns_per_squaring": round(1e9 / rate, 1), "sample_squarings": k, "sample_seconds": round(s, 4)}
+
+
+@dataclass
+class Created:
+    puzzle: PuzzleFile
+    path: Path
+    trapdoor_path: Path | None
+    estimated_seconds: float
+    calibration: dict[str, Any]
+    keygen_seconds: float
+    trapdoor_seconds: float
+
+
+def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None = None,
+                  duration: float | None = None, random_base: bool = False,
+                  keep_trapdoor: str | Path | None = None, backend: str = "auto",
+                  calibration_seconds: float | None = None) -> Created:
+    """Create and write a puzzle that takes ``duration`` seconds (or exactly ``t`` squarings) to solve here."""
+    if (t is None) == (duration is None):
+        raise ParameterError("duration", "give exactly one of a duration or t")
+    if t is not None and t < 1:
+        raise ParameterError("t", f"must be at least 1, got {t}")
+    if duration is not None and duration <= 0:
+        raise ParameterError("duration", f"must be positive, got {duration}")
+    if len(payload) > MAX_PAYLOAD:
+        raise ParameterError("message", f"payload is {len(payload)} bytes; at most {MAX_PAYLOAD} are supported")
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise ParameterError("out", f"directory {str(out.parent)!r} does not exist")
+    if keep_trapdoor is not None and Path(keep_trapdoor).resolve() == out.resolve():
+        raise ParameterError("keep-trapdoor", "must not be the puzzle file itself")
+
+    t0 = time.perf_counter()
+    n, p, q = generate_modulus(bits)
+    keygen_seconds = time.perf_counter() - t0
+
+    cal = calibrate(n, backend, calibration_seconds if calibration_seconds is not None
+                    else (0.5 if duration is not None else 0.1))
+    if t is None:
+        t = max(1, int(cal["squarings_per_second"] * duration))
+    cal["target_seconds"] = duration
+    x = 2
+    if random_base:
+        while True:
+            x = 2 + secrets.randbelow(n - 3)
+            if gmpy2.gcd(x, n) == 1:
+                break
+    task = SquaringTask(n, x, t)
+
+    t0 = time.perf_counter()
+    phi = (p - 1) * (q - 1)
+    w = int(gmpy2.powmod(x, gmpy2.powmod(2, t, phi), n))   # not constant-time: see docs/timelock.md
+    if w != trapdoor_solution(task, p, q):                    # independent CRT route: guards key generation
+        raise RuntimeError("trapdoor computations disagree (phi route vs CRT route)")
+    trapdoor_seconds = time.perf_counter() - t0
+
+    created = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    puzzle = seal(n, x, t, w, payload, created, cal)
+    del w
+    trapdoor_path = None
+    if keep_trapdoor is not None:
+        trapdoor_path = Path(keep_trapdoor)
+        doc = trapdoor_document(puzzle, p, q)
+        doc["created"] = created
+        atomic_write(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
+    del p, q, phi
+    atomic_write(out, puzzle.to_json())
+    puzzle = PuzzleFile(header=puzzle.header, ciphertext=puzzle.ciphertext, path=out)
+    return Created(puzzle=puzzle, path=out, trapdoor_path=trapdoor_path,
+                   estimated_seconds=t / cal["squarings_per_second"], calibration=cal,
+                   keygen_seconds=keygen_seconds, trapdoor_seconds=trapdoor_seconds)

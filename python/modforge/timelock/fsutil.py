@@ -1,0 +1,69 @@
+"""Crash-safe file writes.
+
+``atomic_write`` puts the bytes in a temporary file in the target's own
+directory, fsyncs it, renames it over the target with ``os.replace`` (atomic
+on POSIX) and fsyncs the directory so the rename itself survives a power
+loss.  A reader therefore sees the old file or the new one, never a mix; a
+crash can at worst leave a stray temporary file, which :func:`remove_stale_temps`
+cleans up.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+TEMP_MARK = ".tmp-"
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory (no-op where directories cannot be opened, e.g. Windows)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Replace ``path`` by ``data`` atomically and durably (see the module docstring)."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=directory)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+def remove_stale_temps(directory: Path, name_prefix: str) -> int:
+    """Delete temporary files left by an interrupted :func:`atomic_write` of files named ``name_prefix*``."""
+    removed = 0
+    try:
+        entries = list(Path(directory).iterdir())
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        if entry.name.startswith(f".{name_prefix}") and TEMP_MARK in entry.name:
+            try:
+                entry.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed

@@ -1,0 +1,198 @@
+"""``modforge timelock``: its interface and exit codes (0 ok, 1 a check failed, 2 bad input), via CliRunner."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from .helpers import make_puzzle, plain_squaring
+from modforge.cli.main import cli
+from modforge.cli.timelock import timelock
+from modforge.timelock import CheckpointStore, load_puzzle_file
+
+
+def run(*args: str, env: dict | None = None):
+    return CliRunner(env=env).invoke(timelock, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_create_then_solve_json(tmp_path) -> None:
+    out = tmp_path / "p.json"
+    res = run("create", "--bits", 512, "--t", "3000", "--message", "meet at noon", "--out", out,
+              "--keep-trapdoor", tmp_path / "trap.json", "--json")
+    assert res.exit_code == 0, res.output
+    made = json.loads(res.stdout)
+    assert made["bits"] == 512 and made["t"] == hex(3000) and made["out"] == str(out)
+    assert made["trapdoor_seconds"] < 1.0 and made["calibration"]["squarings_per_second"] > 0
+    res = run("solve", out, "--checkpoint-dir", tmp_path / "ck", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    n = int(made["n"], 16)
+    assert doc["w"] == hex(plain_squaring(2, 3000, n))
+    assert doc["message"] == "meet at noon" and doc["message_encoding"] == "text" and doc["finished"] is True
+    assert doc["n"] == made["n"] and doc["check"]["name"] == "gerbicz-product"
+    trap = run("solve", out, "--trapdoor", tmp_path / "trap.json", "--json")
+    assert trap.exit_code == 0 and json.loads(trap.stdout)["w"] == doc["w"]
+
+
+def test_create_from_a_file_and_write_the_payload(tmp_path) -> None:
+    src = tmp_path / "secret.bin"
+    src.write_bytes(bytes(range(200)))
+    res = run("create", "--bits", 512, "--duration", "0.3s", "--file", src, "--out", tmp_path / "p.json")
+    assert res.exit_code == 0, res.output
+    assert "to solve on this machine" in res.stdout and "primes not stored" in res.stdout
+    res = run("solve", tmp_path / "p.json", "--output", tmp_path / "back.bin", "--json")
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "back.bin").read_bytes() == bytes(range(200))
+    assert json.loads(res.stdout)["message_encoding"] == "hex"
+    assert (tmp_path / "p.json.checkpoints").is_dir()        # default: next to the puzzle
+
+
+def test_lcs35_toy_prints_71_and_the_message() -> None:
+    res = run("solve", "lcs35-toy")
+    assert res.exit_code == 0, res.output
+    assert "w         71 (0x47)" in res.stdout and "message   T" in res.stdout
+    doc = json.loads(run("solve", "lcs35-toy", "--json").stdout)
+    assert doc["w"] == "0x47" and doc["message"] == "T"
+
+
+def test_through_the_modforge_command() -> None:
+    res = CliRunner().invoke(cli, ["timelock", "solve", "lcs35-toy", "--json"], catch_exceptions=False)
+    assert res.exit_code == 0 and json.loads(res.stdout)["w"] == "0x47"
+    res = CliRunner().invoke(cli, ["timelock", "solve", "nope"], catch_exceptions=False)
+    assert res.exit_code == 2 and res.stderr.startswith("modforge: error: puzzle: ")
+
+
+def test_a_tampered_puzzle_fails_authentication_with_exit_1(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, t=500)
+    doc = json.loads(made.path.read_text())
+    ct = bytearray(base64.b64decode(doc["ciphertext"]))
+    ct[0] ^= 0x80
+    doc["ciphertext"] = base64.b64encode(bytes(ct)).decode()
+    made.path.write_text(json.dumps(doc))
+    res = run("solve", made.path, "--json")
+    assert res.exit_code == 1
+    assert res.stdout == ""
+    assert res.stderr.startswith("modforge: error: authentication failed: ")
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_a_wrong_trapdoor_is_bad_input(tmp_path) -> None:
+    made, p, q = make_puzzle(tmp_path, t=50)
+    other, _, _ = make_puzzle(tmp_path, t=50, name="q.json")
+    res = run("solve", made.path, "--trapdoor", other.trapdoor_path)
+    assert res.exit_code == 2 and "trapdoor: p * q is not this puzzle's modulus" in res.stderr
+
+
+@pytest.mark.parametrize("args, param", [
+    (["create", "--bits", "512", "--t", "10", "--duration", "1m", "--message", "m"], "duration"),
+    (["create", "--bits", "512", "--message", "m"], "duration"),
+    (["create", "--bits", "512", "--t", "10"], "message"),
+    (["create", "--bits", "512", "--t", "10", "--message", "m", "--file", "f"], "message"),
+    (["create", "--bits", "512", "--duration", "ten minutes", "--message", "m"], "duration"),
+    (["create", "--bits", "512", "--t", "0", "--message", "m"], "t"),
+    (["create", "--bits", "512", "--t", "abc", "--message", "m"], "t"),
+    (["create", "--bits", "100", "--t", "10", "--message", "m"], "bits"),
+    (["create", "--bits", "512", "--t", "10", "--file", "/nonexistent/f"], "file"),
+    (["solve", "lcs36"], "puzzle"),
+    (["solve", "lcs35-toy", "--checkpoint-interval", "0"], "checkpoint-interval"),
+    (["solve", "lcs35-toy", "--stop-after", "-1"], "stop-after"),
+    (["solve", "lcs35-toy", "--backend", "abacus"], "backend"),
+    (["solve", "lcs35-toy", "--trapdoor", "x.json"], "trapdoor"),
+    (["info", "missing.json"], "puzzle"),
+])
+def test_bad_input_exits_2_with_one_line_naming_the_parameter(tmp_path, args, param: str) -> None:
+    if args[0] == "create":
+        args = [*args, "--out", str(tmp_path / "p.json")]
+    res = run(*args)
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"modforge: error: {param}: "), res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_click_usage_errors_also_exit_2() -> None:
+    assert run("solve").exit_code == 2
+    assert run("solve", "lcs35-toy", "--progress", "loud").exit_code == 2
+
+
+def test_info_reports_parameters_estimate_and_progress(tmp_path) -> None:
+    ck = tmp_path / "ck"
+    res = run("info", "lcs35", "--checkpoint-dir", ck, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["name"] == "lcs35" and doc["t"] == hex(79685186856218) and doc["bits"] == 2046
+    assert doc["estimated_seconds"] > 86400 * 30 and doc["checkpoint"] is None
+    assert run("solve", "lcs35", "--checkpoint-dir", ck, "--stop-after", "2000").exit_code == 0
+    doc = json.loads(run("info", "lcs35", "--checkpoint-dir", ck, "--json").stdout)
+    assert doc["checkpoint"]["step"] == hex(2000) and not doc["checkpoint"]["done"]
+    text = run("info", "lcs35", "--checkpoint-dir", ck).stdout
+    assert "step 2000 of 79685186856218" in text and "this host" in text
+
+
+def test_info_on_a_puzzle_file(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, t=1000)
+    doc = json.loads(run("info", made.path, "--json").stdout)
+    assert doc["kind"] == "file" and doc["cipher"] == "chacha20-poly1305" and doc["t"] == hex(1000)
+    assert doc["checkpoint_dir"] == str(made.path.resolve().parent / "p.json.checkpoints")
+
+
+def test_solve_stop_after_then_resume(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, t=4000)
+    ck = tmp_path / "ck"
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--stop-after", "1500", "--json")
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 0 and doc["finished"] is False and doc["step"] == hex(1500) and doc["w"] is None
+    doc = json.loads(run("solve", made.path, "--checkpoint-dir", ck, "--json").stdout)
+    assert doc["start_step"] == hex(1500) and doc["finished"] and doc["message"] == "open sesame"
+
+
+def test_corrupted_checkpoints(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, t=4000)
+    ck = tmp_path / "ck"
+    for _ in range(2):
+        assert run("solve", made.path, "--checkpoint-dir", ck, "--stop-after", "1000").exit_code == 0
+    store = CheckpointStore(ck, load_puzzle_file(made.path).task)
+    (newest, older) = [p for _, p in store.files()]
+    newest.write_text(newest.read_text().replace('"step": "0x7d0"', '"step": "0x7d1"'))
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--json")
+    assert res.exit_code == 0, res.output
+    assert f"checkpoint {newest.name} rejected: SHA-256" in res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["start_step"] == hex(1000) and doc["message"] == "open sesame"
+    assert doc["rejected_checkpoints"][0]["path"] == str(newest)
+    # Both damaged: exit 1, never a silent restart from zero.
+    for _, path in store.files():
+        path.write_bytes(path.read_bytes()[:40])
+    res = run("solve", made.path, "--checkpoint-dir", ck)
+    assert res.exit_code == 1 and "no usable checkpoint" in res.stderr and "--restart" in res.stderr
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--restart", "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["start_step"] == "0x0"
+
+
+def test_injected_fault_via_the_environment_is_detected_and_rolled_back(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, t=6000)
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--json",
+              env={"MODFORGE_INJECT_FAULT": "2500"})
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["faults_detected"] == 1 and doc["rollbacks"] == 1 and doc["message"] == "open sesame"
+    assert "fault injection armed" in res.stderr and "error check failed for squarings" in res.stderr
+    assert "rolled back" in res.stderr
+    res = run("solve", "lcs35-toy", env={"MODFORGE_INJECT_FAULT": "soon"})
+    assert res.exit_code == 2 and res.stderr.startswith("modforge: error: MODFORGE_INJECT_FAULT: ")
+
+
+@pytest.mark.parametrize("mode", ["bar", "plain", "none"])
+def test_progress_modes(tmp_path, mode: str) -> None:
+    made, _, _ = make_puzzle(tmp_path, t=20000)
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--progress", mode,
+              "--checkpoint-interval", "0.01s", env={"MODFORGE_INJECT_FAULT": "15000"})
+    assert res.exit_code == 0, res.output
+    assert "message   open sesame" in res.stdout
+    assert "error check failed for squarings" in res.stderr          # warnings reach stderr in every mode
+    if mode == "plain":
+        assert "timelock progress step=" in res.stderr and "timelock checkpoint step=" in res.stderr
+    if mode == "bar":
+        assert "p.json (512 bits" in res.stderr
