@@ -1,0 +1,182 @@
+"""The VDF in a few calls: ``run`` (evaluate and prove), ``prove``, ``verify``."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from ..arith.base import ParameterError
+from ..engine import ModRing
+from . import pietrzak, wesolowski
+from .evaluation import Evaluation, Progress, evaluate, require_t
+from .fiat_shamir import PROOF_TYPES
+from .formats import Proof
+from .group import Group, Reject
+from .parallel import ProofPool
+from .plan import (DEFAULT_MEMORY_BYTES, CostModel, PietrzakPlan, WesolowskiPlan, cpu_count, max_checkpoints,
+                   plan_pietrzak, plan_wesolowski)
+
+PARALLEL_MIN_COST = 1 << 17     # squarings of proof work below which a helper process costs more than it saves
+MEASURE_MIN_T = 1 << 18         # below this the default cost model is good enough
+MAX_DEFAULT_WORKERS = 3
+
+
+class ProofFailed(Exception):
+    """A freshly computed proof does not verify: corrupted checkpoints or an arithmetic fault."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    valid: bool
+    reason: str
+    type: str | None = None
+    seconds: float = 0.0
+
+
+def check_proof_type(proof_type: str) -> str:
+    if proof_type not in PROOF_TYPES:
+        raise ParameterError("proof", f"unknown proof type {proof_type!r}; choose one of: {', '.join(PROOF_TYPES)}")
+    return proof_type
+
+
+def verify(proof: Proof | dict, *, backend: str = "auto") -> Verdict:
+    """Check a proof (object or parsed JSON document); never raises for a bad proof."""
+    start = time.perf_counter()
+    ptype = None
+    try:
+        if not isinstance(proof, Proof):
+            proof = Proof.from_document(proof)
+        ptype = proof.type
+        if ptype not in PROOF_TYPES:
+            raise Reject(f"unknown proof type {ptype!r}")
+        try:
+            group = proof.group
+        except ParameterError as exc:
+            raise Reject(f"modulus {exc.problem}") from None
+        try:
+            require_t(proof.t)
+        except ParameterError as exc:
+            raise Reject(str(exc)) from None
+        ring = ModRing(group.modulus, backend=backend)
+        if ptype == "wesolowski":
+            if proof.pi is None:
+                raise Reject("missing field 'proof.pi'")
+            wesolowski.verify(group, ring, proof.x, proof.t, proof.y, proof.pi)
+        else:
+            if proof.mu is None:
+                raise Reject("missing field 'proof.mu'")
+            pietrzak.verify(group, ring, proof.x, proof.t, proof.y, list(proof.mu))
+    except Reject as exc:
+        return Verdict(False, exc.reason, ptype, time.perf_counter() - start)
+    return Verdict(True, f"{ptype} proof of |x^(2^{proof.t})| = y modulo a {group.bits}-bit N",
+                   ptype, time.perf_counter() - start)
+
+
+def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = None, pool: ProofPool | None = None,
+          workers: int = 0, cost: CostModel | None = None, direct: Callable[[int, int], int] | None = None,
+          check: bool = True) -> Proof:
+    """A proof of the evaluation's statement from its stored values; verified before it is returned."""
+    check_proof_type(proof_type)
+    cost = cost or CostModel()
+    own_pool = pool is None
+    if pool is None:
+        pool = ProofPool(ring or ModRing(evaluation.group.modulus), workers)
+    try:
+        if proof_type == "wesolowski":
+            pi = wesolowski.prove(evaluation, pool, cost)
+            proof = Proof("wesolowski", evaluation.group.modulus, evaluation.x, evaluation.t, evaluation.y, pi=pi)
+        else:
+            mus = pietrzak.prove(evaluation, pool, direct=direct)
+            proof = Proof("pietrzak", evaluation.group.modulus, evaluation.x, evaluation.t, evaluation.y,
+                          mu=tuple(mus))
+    finally:
+        if own_pool:
+            pool.close()
+    if check:
+        verdict = verify(proof, backend=pool.ring.backend)
+        if not verdict.valid:
+            raise ProofFailed(f"the computed {proof_type} proof does not verify ({verdict.reason}); "
+                              "the stored values are corrupt or an arithmetic step failed")
+    return proof
+
+
+def make_plans(group: Group, t: int, proof_types: Iterable[str], *, memory: int = DEFAULT_MEMORY_BYTES,
+               parts: int = 1, cost: CostModel | None = None) -> tuple[WesolowskiPlan | None, PietrzakPlan | None]:
+    """Checkpoint plans for the proof types asked for, within ``memory`` bytes of stored values."""
+    cost = cost or CostModel()
+    types = {check_proof_type(p) for p in proof_types}
+    limit = max_checkpoints(group.bits, memory)
+    if len(types) == 2:
+        limit = max(1, limit - min(limit // 8, 1 << 16))   # leave Pietrzak its share
+    wes = plan_wesolowski(t, limit, parts, cost) if "wesolowski" in types else None
+    pie_limit = max(1, max_checkpoints(group.bits, memory) - (wes.checkpoints if wes else 0))
+    pie = plan_pietrzak(t, pie_limit, parts, cost) if "pietrzak" in types else None
+    return wes, pie
+
+
+@dataclass
+class Run:
+    """What :func:`run` did: the evaluation, the proof and where the time went."""
+
+    evaluation: Evaluation
+    proof: Proof | None
+    eval_seconds: float
+    proof_seconds: float
+    workers: int
+    cost: CostModel
+    plans: dict[str, Any] = field(default_factory=dict)
+    eval_cpu_seconds: float = 0.0      # this process only: with helpers, the proof's critical path
+    proof_cpu_seconds: float = 0.0
+
+
+def default_workers(group: Group, t: int, proof_type: str | None, memory: int, cost: CostModel) -> int:
+    cpus = cpu_count()
+    if proof_type is None or cpus < 2:
+        return 0
+    workers = min(cpus - 1, MAX_DEFAULT_WORKERS)
+    wes, pie = make_plans(group, t, [proof_type], memory=memory, parts=1, cost=cost)
+    plan = wes or pie
+    assert plan is not None
+    return workers if plan.proof_cost(cost) >= PARALLEL_MIN_COST else 0
+
+
+def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, backend: str = "auto",
+        memory: int = DEFAULT_MEMORY_BYTES, workers: int | None = None, keep: Iterable[str] = (),
+        progress: Progress | None = None, cost: CostModel | None = None) -> Run:
+    """Evaluate ``|x^(2^t)|`` and, if ``proof_type`` is given, prove it on ``1 + workers`` processes.
+
+    ``keep`` names proof types whose checkpoints are stored as well (for a later :func:`prove`).
+    The helper processes start before the evaluation, so they are ready when it ends.
+    """
+    group = modulus if isinstance(modulus, Group) else Group(modulus)
+    x = group.require("x", x)
+    t = require_t(t)
+    if proof_type is not None:
+        check_proof_type(proof_type)
+    ring = ModRing(group.modulus, backend=backend)
+    if cost is None:
+        cost = CostModel.measure(ring) if t >= MEASURE_MIN_T else CostModel()
+    if workers is None:
+        workers = default_workers(group, t, proof_type, memory, cost)
+    types = set(keep) | ({proof_type} if proof_type else set())
+    wes, pie = make_plans(group, t, sorted(types), memory=memory, parts=1 + workers, cost=cost) if types \
+        else (None, None)
+    pool = ProofPool(ring, workers if proof_type else 0)
+    try:
+        start, cpu0 = time.perf_counter(), time.process_time()
+        ev = evaluate(group, x, t, ring, wesolowski=wes, pietrzak=pie, progress=progress)
+        eval_seconds, cpu1 = time.perf_counter() - start, time.process_time()
+        proof = None
+        start = time.perf_counter()
+        if proof_type is not None:
+            proof = prove(ev, proof_type, pool=pool, cost=cost)
+        proof_seconds, cpu2 = time.perf_counter() - start, time.process_time()
+    finally:
+        pool.close()
+    plans = {}
+    if wes is not None:
+        plans["wesolowski"] = wes.as_dict()
+    if pie is not None:
+        plans["pietrzak"] = pie.as_dict()
+    return Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1)

@@ -1,0 +1,139 @@
+"""`modforge vdf eval|prove|verify` through click's runner, on the `vdf` group directly: exit codes 0/1/2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from modforge.cli.vdf import vdf
+from modforge.data import vdf_alliance_modulus
+from modforge.vdf import Group
+
+from .helpers import oracle, rsa
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(vdf, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def n() -> int:
+    return rsa(512).n
+
+
+def test_eval_json_prints_y_as_lowercase_hex(n: int) -> None:
+    res = invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "1000", "--backend", "gmp", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    g = Group(n)
+    assert out["y"] == hex(oracle(g, 5, 1000)) and out["y"] == out["y"].lower()
+    assert out["modulus"] == hex(n) and out["t"] == 1000 and "proof" not in out
+
+
+@pytest.mark.parametrize("ptype", ["wesolowski", "pietrzak"])
+def test_eval_prove_verify_round_trip(n: int, ptype: str, tmp_path) -> None:
+    out = tmp_path / "proof.json"
+    res = invoke("eval", "--modulus", n, "--x", "hash:hello", "--t", "2^10", "--proof", ptype, "--out", out, "--json")
+    assert res.exit_code == 0, res.output
+    printed = json.loads(res.stdout)
+    assert printed["proof"] == json.loads(out.read_text())
+    assert printed["proof"]["type"] == ptype
+    g = Group(n)
+    assert printed["x"] == hex(g.hash_to_group(b"hello"))
+    assert printed["y"] == hex(oracle(g, g.hash_to_group(b"hello"), 1024))
+    res = invoke("verify", out)
+    assert res.exit_code == 0 and res.stdout.startswith("valid: ")
+    res = invoke("verify", out, "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["valid"] is True
+    # Tamper: wrong t -> exit 1 with the reason.
+    doc = json.loads(out.read_text())
+    doc["t"] += 1
+    out.write_text(json.dumps(doc))
+    res = invoke("verify", out)
+    assert res.exit_code == 1 and res.stdout.startswith("invalid: ")
+    res = invoke("verify", out, "--json")
+    assert res.exit_code == 1 and not json.loads(res.stdout)["valid"] and json.loads(res.stdout)["reason"]
+
+
+def test_human_output(n: int, tmp_path) -> None:
+    res = invoke("eval", "--modulus", n, "--x", "7", "--t", "300", "--proof", "wesolowski", "--out",
+                 tmp_path / "p.json")
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("y ") and "written" in res.stdout
+
+
+def test_vdf_alliance_modulus_by_name() -> None:
+    res = invoke("eval", "--modulus", "vdf-alliance", "--x", "2", "--t", "64", "--json", "--proof", "pietrzak")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert int(out["modulus"], 16) == vdf_alliance_modulus()
+    assert int(out["y"], 16) == Group(vdf_alliance_modulus()).canon(pow(2, 1 << 64, vdf_alliance_modulus()))
+
+
+def test_prove_from_checkpoints(n: int, tmp_path) -> None:
+    ck = tmp_path / "ck.json"
+    res = invoke("eval", "--modulus", n, "--x", "hash:ck", "--t", "777", "--checkpoints", ck, "--json")
+    assert res.exit_code == 0, res.output
+    for ptype in ("wesolowski", "pietrzak"):
+        out = tmp_path / f"{ptype}.json"
+        res = invoke("prove", "--checkpoints", ck, "--proof", ptype, "--out", out)
+        assert res.exit_code == 0, res.output
+        assert invoke("verify", out).exit_code == 0
+        res = invoke("prove", "--checkpoints", ck, "--proof", ptype, "--json")
+        assert json.loads(res.stdout) == json.loads(out.read_text())
+
+
+def test_verify_unreadable_is_exit_2(tmp_path) -> None:
+    res = CliRunner().invoke(vdf, ["verify", str(tmp_path / "nope.json")])
+    assert res.exit_code == 2 and "modforge: error: FILE: cannot read" in res.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json at all")
+    res = CliRunner().invoke(vdf, ["verify", str(bad)])
+    assert res.exit_code == 2 and "is not JSON" in res.stderr
+    res = CliRunner().invoke(vdf, ["verify"])
+    assert res.exit_code == 2
+
+
+def test_verify_garbage_document_is_exit_1(tmp_path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "modforge-vdf-proof", "version": 9}')
+    res = invoke("verify", bad)
+    assert res.exit_code == 1 and "unknown version 9" in res.stdout
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--modulus", "12345", "--x", "2", "--t", "5"), "modulus: must have 256"),
+    (("--modulus", "zz", "--x", "2", "--t", "5"), "modulus: not a decimal or 0x-hex"),
+    (("--modulus", "N", "--x", "N-1", "--t", "5"), "x: is not in canonical signed form"),
+    (("--modulus", "N", "--x", "0", "--t", "5"), "x: is zero"),
+    (("--modulus", "N", "--x", "2", "--t", "0"), "t: must be between 1"),
+    (("--modulus", "N", "--x", "2", "--t", "3^4"), "t: only powers of two"),
+    (("--modulus", "N", "--x", "2", "--t", "5", "--backend", "ifma-turbo"), "backend: unknown backend 'ifma-turbo'"),
+    (("--modulus", "N", "--x", "2", "--t", "5", "--out", "p.json"), "out: --out writes a proof file"),
+    (("--modulus", "N", "--x", "2", "--t", "5", "--memory", "0"), "memory: must be at least 1 MiB"),
+    (("--modulus", "N", "--x", "2", "--t", "5", "--proof", "snark"), "Invalid value for '--proof'"),
+])
+def test_bad_input_is_exit_2(n: int, args, fragment: str, tmp_path) -> None:
+    args = [{"N": str(n), "N-1": str(n - 1)}.get(a, a) for a in args]
+    res = CliRunner().invoke(vdf, ["eval", *args])
+    assert res.exit_code == 2, res.output
+    assert fragment in res.stderr
+    if fragment[0].islower() and ":" in fragment:
+        assert res.stderr.startswith("modforge: error: ") and res.stderr.count("\n") == 1
+
+
+def test_prove_with_a_bad_checkpoints_file_is_exit_2(tmp_path) -> None:
+    bad = tmp_path / "ck.json"
+    bad.write_text('{"format": "something-else"}')
+    res = CliRunner().invoke(vdf, ["prove", "--checkpoints", str(bad), "--proof", "wesolowski"])
+    assert res.exit_code == 2 and "checkpoints:" in res.stderr
+
+
+def test_the_top_level_command_loads_the_group() -> None:
+    from modforge.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["vdf", "eval", "--modulus", "vdf-alliance", "--x", "2", "--t", "8", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["y"] == hex(Group(vdf_alliance_modulus()).canon(pow(2, 256, vdf_alliance_modulus())))
