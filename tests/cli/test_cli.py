@@ -103,3 +103,9 @@ def test_help_everywhere() -> None:
     for args in ((), ("algos",), ("modmul",), ("demo",)):
         res = run(*args, "--help")
         assert res.exit_code == 0 and "Usage" in res.output
+
+
+def test_demo_model_tour_agrees_with_the_oracle() -> None:
+    res = CliRunner().invoke(cli, ["demo", "--models"])
+    assert res.exit_code == 0, res.output
+    assert "12 of 12 models agree with the oracle" in res.output

@@ -246,11 +246,14 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
 
 
 @cli.command()
-def demo() -> None:
-    """A short tour of the models on built-in defaults, ending with a summary table."""
-    from .demo import run_demo
+@click.option("--models", is_flag=True, help="Tour the bit-exact models instead of the main job.")
+@click.option("--duration", default="20s", show_default=True, help="Puzzle solving time on this machine.")
+@click.option("--bits", type=int, default=2048, show_default=True, help="Puzzle modulus width.")
+def demo(models: bool, duration: str, bits: int) -> None:
+    """The main job on built-in defaults: create, solve, prove and verify a puzzle; our speed next to GMP's."""
+    from .demo import run_main_job, run_model_tour
 
-    sys.exit(run_demo())
+    sys.exit(run_model_tour() if models else run_main_job(duration, bits))
 
 
 def main() -> None:
