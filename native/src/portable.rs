@@ -135,6 +135,169 @@ pub fn mont_mul_with_scratch(
     }
 }
 
+/// Almost-Montgomery product (Gueron's AMM) with CIOS: `out = a*b*R^-1 + e*m`
+/// with `e` in `{0, 1}` chosen so that `out < R`, for any `a, b < R`.
+///
+/// The CIOS value after the last step is `t = (a*b + Q*m)/R < (R*R + R*m)/R
+/// = R + m`, so it has at most one bit above the `n` limbs; when that bit is
+/// set, subtracting `m` once leaves `t - m < R`.  The subtraction is done
+/// with a mask (no branch on the data).  `out` may alias neither `a` nor `b`
+/// (Rust's borrow rules already forbid it); scratch `t` has `n + 2` limbs.
+#[inline(always)]
+pub fn amm_mul(out: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
+    let n = m.len();
+    assert!(a.len() == n && b.len() == n && out.len() == n && t.len() == n + 2, "amm_mul: lengths");
+    t.fill(0);
+    for &bi in b {
+        let mut c = 0u64;
+        for j in 0..n {
+            (t[j], c) = mac(t[j], a[j], bi, c);
+        }
+        let (s, c2) = adc(t[n], c, 0);
+        t[n] = s;
+        t[n + 1] = c2;
+        let q = t[0].wrapping_mul(m0inv);
+        let (_, mut c) = mac(t[0], q, m[0], 0);
+        for j in 1..n {
+            (t[j - 1], c) = mac(t[j], q, m[j], c);
+        }
+        let (s, c2) = adc(t[n], c, 0);
+        t[n - 1] = s;
+        t[n] = t[n + 1] + c2;
+    }
+    let mask = t[n].wrapping_neg();
+    let mut borrow = 0u64;
+    for j in 0..n {
+        (out[j], borrow) = sbb(t[j], m[j] & mask, borrow);
+    }
+}
+
+/// Almost-Montgomery square: `out = a^2*R^-1 + e*m < R` for any `a < R`
+/// (the dedicated squaring of the portable backend).
+///
+/// The square is formed first (`n(n-1)/2` cross products, doubled by a shift,
+/// plus the `n` diagonal squares: about half of a general product), then
+/// reduced word by word (separated REDC): `n` steps each add `q*m*2^(64i)`
+/// with `q = t[i]*m'` so that limb `i` cancels.  The result
+/// `(a^2 + Q*m)/R < R + m` takes one masked subtraction, as in [`amm_mul`].
+/// Scratch `t` has `2n + 1` limbs; `out` may not alias `a`.
+#[inline(always)]
+pub fn amm_sqr(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
+    let n = m.len();
+    assert!(a.len() == n && out.len() == n && t.len() == 2 * n + 1, "amm_sqr: lengths");
+    t.fill(0);
+    // Cross products a[i]*a[j], i < j.
+    for i in 0..n {
+        let ai = a[i];
+        let mut c = 0u64;
+        for j in i + 1..n {
+            (t[i + j], c) = mac(t[i + j], ai, a[j], c);
+        }
+        t[i + n] = c;
+    }
+    // Double (a^2 < R^2, so nothing leaves limb 2n-1) and add the diagonal.
+    let mut top = 0u64;
+    for w in t[..2 * n].iter_mut() {
+        let v = *w;
+        *w = (v << 1) | top;
+        top = v >> 63;
+    }
+    let mut c = 0u64;
+    for i in 0..n {
+        let sq = (a[i] as u128) * (a[i] as u128);
+        let (lo, c1) = adc(t[2 * i], sq as u64, c);
+        let (hi, c2) = adc(t[2 * i + 1], (sq >> 64) as u64, c1);
+        t[2 * i] = lo;
+        t[2 * i + 1] = hi;
+        c = c2;
+    }
+    // Separated REDC; `carry` is the bit pending above limb i + n.
+    let mut carry = 0u64;
+    for i in 0..n {
+        let q = t[i].wrapping_mul(m0inv);
+        let mut c = 0u64;
+        for j in 0..n {
+            (t[i + j], c) = mac(t[i + j], q, m[j], c);
+        }
+        let (s, c2) = adc(t[i + n], c, carry);
+        t[i + n] = s;
+        carry = c2;
+    }
+    let mask = carry.wrapping_neg();
+    let mut borrow = 0u64;
+    for j in 0..n {
+        (out[j], borrow) = sbb(t[n + j], m[j] & mask, borrow);
+    }
+}
+
+/// Montgomery reduction of a single-width value: `out = a*R^-1 mod m`,
+/// canonical, for any `a < R` (leaving the Montgomery domain).
+///
+/// `(a + Q*m)/R < (R + R*m)/R = m + 1`, so the only non-canonical outcome is
+/// `m` itself, which happens exactly when `a` is a multiple of `m`: one
+/// masked subtraction.
+pub fn redc_canonical(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
+    let n = m.len();
+    assert!(a.len() == n && out.len() == n && t.len() == 2 * n + 1, "redc: lengths");
+    t.fill(0);
+    t[..n].copy_from_slice(a);
+    let mut carry = 0u64;
+    for i in 0..n {
+        let q = t[i].wrapping_mul(m0inv);
+        let mut c = 0u64;
+        for j in 0..n {
+            (t[i + j], c) = mac(t[i + j], q, m[j], c);
+        }
+        let (s, c2) = adc(t[i + n], c, carry);
+        t[i + n] = s;
+        carry = c2;
+    }
+    debug_assert_eq!(carry, 0);
+    out.copy_from_slice(&t[n..2 * n]);
+    sub_if_ge(out, m);
+}
+
+/// `x = x - m` when `x >= m` (masked, no branch on the data); `x` and `m`
+/// have the same length.
+pub fn sub_if_ge(x: &mut [u64], m: &[u64]) {
+    let n = m.len();
+    let mut borrow = 0u64;
+    for j in 0..n {
+        (_, borrow) = sbb(x[j], m[j], borrow);
+    }
+    // No borrow <=> x >= m: subtract m, else subtract 0.
+    let mask = (borrow ^ 1).wrapping_neg();
+    let mut borrow = 0u64;
+    for j in 0..n {
+        (x[j], borrow) = sbb(x[j], m[j] & mask, borrow);
+    }
+}
+
+/// `x mod m` for a value `x` of any number of limbs, canonical, `m.len()`
+/// limbs.  Plain shift-and-subtract long division, one bit at a time: meant
+/// for conversions at the edges (a few thousand bits at most), never for
+/// loops.
+pub fn reduce_wide(x: &[u64], m: &[u64]) -> Vec<u64> {
+    let n = m.len();
+    // r < 2m always holds before the subtraction, so n + 1 limbs suffice.
+    let mut r = vec![0u64; n + 1];
+    let mut mm = m.to_vec();
+    mm.push(0);
+    for i in (0..64 * x.len()).rev() {
+        let bit = (x[i / 64] >> (i % 64)) & 1;
+        // r = 2r + bit
+        let mut top = bit;
+        for w in r.iter_mut() {
+            let v = *w;
+            *w = (v << 1) | top;
+            top = v >> 63;
+        }
+        sub_if_ge(&mut r, &mm);
+    }
+    r.truncate(n);
+    r
+}
+
 /// `x < y` for equal-length limb slices.
 pub fn less_than(x: &[u64], y: &[u64]) -> bool {
     debug_assert_eq!(x.len(), y.len());

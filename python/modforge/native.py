@@ -8,7 +8,15 @@ when it is not.
 Kernels check their inputs in Rust and raise :class:`ValueError` with the
 :class:`~modforge.arith.base.ParameterError` wording, ``"<param>: <problem>"``;
 this face re-raises those as :class:`~modforge.arith.base.ParameterError`, so
-``.param`` names the offending parameter (``modulus``, ``a`` or ``b``).
+``.param`` names the offending parameter (``modulus``, ``a``, ``b``, ``x``,
+``y``, ``k``, ``e`` or ``backend``).
+
+Besides the single Montgomery product :func:`mont_mul`, the engine offers
+rings over one fixed odd modulus on several backends (:class:`Ring`; see
+docs/native.md): ``portable`` (any CPU), ``adx`` (x86-64 BMI2 + ADX),
+``ifma`` (AVX-512 IFMA), plus ``fold-portable`` (the scalar twin of
+``ifma``) and ``ifma-mont`` (the IFMA Montgomery variant it was measured
+against).  :func:`supported_backends` lists those this CPU runs.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ def _engine() -> ModuleType:
     return _ext
 
 
-_PARAMS = ("modulus", "a", "b")
+_PARAMS = ("modulus", "a", "b", "x", "y", "k", "e", "backend")
 
 
 def _as_parameter_error(exc: ValueError) -> ValueError:
@@ -79,3 +87,77 @@ def mont_mul(a: int, b: int, m: int) -> int:
         return _engine().mont_mul(a, b, m)
     except ValueError as exc:
         raise _as_parameter_error(exc) from None
+
+
+def backends() -> list[str]:
+    """Every backend compiled into the engine (whether or not this CPU runs it)."""
+    return list(_engine().backends())
+
+
+def supported_backends() -> list[str]:
+    """The compiled backends this CPU runs (the dispatcher's run-time CPU check)."""
+    return list(_engine().supported_backends())
+
+
+def backend_supported(name: str) -> bool:
+    """Whether the engine is built and this CPU runs backend ``name``."""
+    return _ext is not None and bool(_ext.backend_supported(name))
+
+
+def cpu_features() -> dict[str, bool]:
+    """The CPU features the backends look at (``bmi2``, ``adx``, ``avx512f``, ``avx512ifma``, ...)."""
+    return dict(_engine().cpu_features())
+
+
+class Ring:
+    """Arithmetic modulo a fixed odd ``modulus`` on one native backend.
+
+    ``Ring(modulus, backend="portable")``.  ``sqr``, ``mul``, ``sqr_n`` and
+    ``pow`` take and return canonical integers in ``[0, modulus)``.
+    ``sqr_n(x, k)`` runs its ``k`` squarings in native code without the GIL
+    (Ctrl-C is honoured every few tens of milliseconds).  Bad input raises
+    :class:`ParameterError` naming the parameter.
+    """
+
+    __slots__ = ("_ring",)
+
+    def __init__(self, modulus: int, backend: str = "portable"):
+        try:
+            self._ring = _engine().Ring(modulus, backend)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    @property
+    def backend(self) -> str:
+        return self._ring.backend
+
+    @property
+    def modulus(self) -> int:
+        return self._ring.modulus
+
+    def sqr(self, x: int) -> int:
+        try:
+            return self._ring.sqr(x)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def mul(self, x: int, y: int) -> int:
+        try:
+            return self._ring.mul(x, y)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def sqr_n(self, x: int, k: int) -> int:
+        try:
+            return self._ring.sqr_n(x, k)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def pow(self, x: int, e: int) -> int:
+        try:
+            return self._ring.pow(x, e)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def __repr__(self) -> str:
+        return repr(self._ring)

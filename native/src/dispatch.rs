@@ -1,0 +1,133 @@
+//! The one dispatch point: which backends exist, which this CPU runs, and
+//! building a [`Kernel`] for a modulus.  Every fast path is reached only
+//! through [`build`], after [`supported`] said yes; nothing else in the crate
+//! tests CPU features.
+
+use crate::fold::FoldPortableKernel;
+use crate::kernel::{Kernel, PortableKernel};
+
+/// Every backend compiled into this crate, fastest-capable last.
+///
+/// * `portable`: Montgomery form, CIOS products, dedicated squaring (u64
+///   limbs, u128 products); any CPU.
+/// * `fold-portable`: the scalar twin of `ifma` (same digits); any CPU, slow.
+/// * `adx`: the Montgomery backend with MULX/ADCX/ADOX (x86-64 BMI2 + ADX).
+/// * `ifma`: AVX-512 IFMA, redundant radix 2^50 with the table fold.
+/// * `ifma-mont`: AVX-512 IFMA, radix 2^52 almost-Montgomery (kept for the
+///   comparison; slower than `ifma` at every width measured).
+pub const BACKENDS: &[&str] = &["portable", "fold-portable", "adx", "ifma", "ifma-mont"];
+
+/// Smallest and largest modulus widths (bits) of the fast backends; the
+/// portable ones take any odd modulus >= 3 up to `MAX_BITS`.
+pub const MIN_FAST_BITS: u64 = 256;
+pub const MAX_BITS: u64 = 4096;
+
+/// CPU features the backends look at, as `(name, present)`.
+pub fn cpu_features() -> Vec<(&'static str, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        vec![
+            ("bmi2", std::arch::is_x86_feature_detected!("bmi2")),
+            ("adx", std::arch::is_x86_feature_detected!("adx")),
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            (
+                "avx512ifma",
+                std::arch::is_x86_feature_detected!("avx512ifma"),
+            ),
+            ("avx512vl", std::arch::is_x86_feature_detected!("avx512vl")),
+        ]
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
+    }
+}
+
+/// Whether this CPU runs backend `name` (false for unknown names).
+pub fn supported(name: &str) -> bool {
+    match name {
+        "portable" | "fold-portable" => true,
+        #[cfg(target_arch = "x86_64")]
+        "adx" => {
+            std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("adx")
+        }
+        #[cfg(target_arch = "x86_64")]
+        "ifma" | "ifma-mont" => {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512ifma")
+        }
+        _ => false,
+    }
+}
+
+/// Why a kernel could not be built: the parameter at fault and the problem
+/// (rendered `"<param>: <problem>"` by the Python binding).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    pub param: &'static str,
+    pub problem: String,
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.param, self.problem)
+    }
+}
+
+fn bits_of(m: &[u64]) -> u64 {
+    match m.iter().rposition(|&w| w != 0) {
+        Some(i) => 64 * i as u64 + 64 - m[i].leading_zeros() as u64,
+        None => 0,
+    }
+}
+
+/// Build backend `name` for the odd modulus `m` (little-endian limbs; high
+/// zero limbs are dropped).
+pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
+    let err = |param: &'static str, problem: String| Err(BuildError { param, problem });
+    if !BACKENDS.contains(&name) {
+        return err(
+            "backend",
+            format!(
+                "unknown native backend {name:?}; choose one of: {}",
+                BACKENDS.join(", ")
+            ),
+        );
+    }
+    let bits = bits_of(m);
+    let m = &m[..bits.div_ceil(64).max(1) as usize];
+    if bits < 2 || m[0] & 1 == 0 {
+        return err(
+            "modulus",
+            format!("must be an odd integer >= 3, got a value of {bits} bits"),
+        );
+    }
+    let fast = !matches!(name, "portable" | "fold-portable");
+    let min_bits = if fast { MIN_FAST_BITS } else { 2 };
+    if bits < min_bits || bits > MAX_BITS {
+        return err(
+            "modulus",
+            format!(
+                "backend {name:?} takes moduli of {min_bits} to {MAX_BITS} bits, got {bits} bits"
+            ),
+        );
+    }
+    if !supported(name) {
+        return err("backend", format!("{name:?} is not supported on this CPU"));
+    }
+    Ok(match name {
+        "portable" => Box::new(PortableKernel::new(m)),
+        "fold-portable" => Box::new(FoldPortableKernel::new(m)),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: supported() checked bmi2 and adx.
+        "adx" => Box::new(unsafe { crate::adx::AdxKernel::new_unchecked(m) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: supported() checked avx512f and avx512ifma.
+        "ifma" => Box::new(unsafe { crate::ifma::FoldIfmaKernel::new_unchecked(m) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        "ifma-mont" => Box::new(unsafe { crate::ifma_mont::MontIfmaKernel::new_unchecked(m) }),
+        _ => unreachable!(),
+    })
+}

@@ -1,0 +1,571 @@
+//! AVX-512 IFMA kernels (x86-64 only).  Every function here carries
+//! `#[target_feature(enable = "avx512f,avx512ifma")]` and is reached only
+//! through [`crate::dispatch`], which checks the CPU first.
+//!
+//! [`FoldIfmaKernel`] is the table fold of [`crate::fold`] with vectors: the
+//! loop value lives in `V` zmm registers (8 digits each); one step forms the
+//! columns of the square (symmetric, shifted operand windows), carries the
+//! high columns once, folds them with the precomputed table and carries once
+//! more.  The digits it produces are exactly those of the portable twin
+//! [`crate::fold::FoldPortableKernel`]; the tests compare the two.
+//!
+//! Data flow of one squaring (`V` vectors, `K` table digits, `L = K + 1`):
+//!
+//! * the digits are stored once to a zero-padded buffer `xs`; the row of
+//!   `x_i` is a broadcast of `xs[i]` (a load, no shuffle), and the operand
+//!   window of block `b` and row `i` (digits `8b-i ..` of `2x`) is one
+//!   `valignq` of two of the doubled digit registers;
+//! * output block `b` (columns `8b .. 8b+7`) accumulates its rows in two
+//!   registers, low halves at their column and high halves one column up
+//!   (so one window serves both); rows `4b .. 4b+3` are masked so that only
+//!   pairs `i < j` count, and the diagonal `x_i^2` comes from one expand-load
+//!   of four digits into the even lanes.  This part is straight-line code
+//!   generated per digit count by `src/build_ifma.rs` (`sq_cols_L`);
+//! * the high columns are carried once and stored for broadcasting; the fold
+//!   streams the table row by row into `2V` accumulators (times 1 to 4
+//!   interleaved sets, [`FOLD_SETS`]); one more carry step gives the digits.
+//!
+//! Choices measured with `cargo test --release bench_variants -- --ignored
+//! --nocapture` (see docs/native.md): register windows beat unaligned loads
+//! from a stored copy (the loads wait for store forwarding) at every width;
+//! a fused, fully unrolled step (fold rows interleaved with the column
+//! blocks) spilled and lost; keeping the fold's row loop a loop beat
+//! unrolling it; a second, shifted table for the high halves and memory
+//! windows for the low phase were not better.
+
+#![cfg(target_arch = "x86_64")]
+
+use core::arch::x86_64::*;
+
+use crate::fold::{FoldPlan, LANES, MAX_VECTORS};
+use crate::kernel::Kernel;
+
+/// Zero lanes below the digits in the window buffers (row windows start
+/// at most 7 lanes below digit 0).
+const PAD: usize = 16;
+/// Lanes of a window buffer: padding, 2 * 8 * V columns, slack.
+const BUF: usize = PAD + 2 * LANES * MAX_VECTORS + 2 * LANES;
+
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Buf([u64; BUF]);
+
+const M50: i64 = (1 << 50) - 1;
+
+/// `a + (b << 2)` one lane up: the high halves of block `b`, whose lanes
+/// hold columns `8b+1 .. 8b+8`, moved to columns `8b .. 8b+7` (`prev` is the
+/// block below) and weighted 4.
+#[inline(always)]
+unsafe fn add_high(lo: __m512i, hi: __m512i, hi_prev: __m512i) -> __m512i {
+    _mm512_add_epi64(
+        lo,
+        _mm512_slli_epi64::<2>(_mm512_alignr_epi64::<7>(hi, hi_prev)),
+    )
+}
+
+/// One parallel carry step on block `c` (previous block `prev`):
+/// `(c mod 2^50) + (c_prev_lane >> 50)`.
+#[inline(always)]
+unsafe fn carry(c: __m512i, prev: __m512i) -> __m512i {
+    let m = _mm512_set1_epi64(M50);
+    _mm512_add_epi64(
+        _mm512_and_si512(c, m),
+        _mm512_alignr_epi64::<7>(_mm512_srli_epi64::<50>(c), _mm512_srli_epi64::<50>(prev)),
+    )
+}
+
+/// Steps 2-4 of [`crate::fold`]: high digits, fold, carry.  `cols` holds the
+/// `2V` column blocks (the low ones possibly incomplete), `low()` the rest
+/// of the low columns; `dbuf` is scratch for the broadcasts.  `k` is
+/// `plan.k`, passed as a literal by the generated loops so that the block
+/// bounds and masks below fold into constants (measured: about 5% faster at
+/// 1024 bits, with the row loop kept a loop).
+#[inline(always)]
+unsafe fn fold_tail<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    cols: &[__m512i; V2],
+    low: impl FnOnce() -> [__m512i; V],
+    dbuf: &mut Buf,
+    sets: usize,
+) -> [__m512i; V] {
+    debug_assert_eq!(k, plan.k);
+    // The row count stays opaque: a fully unrolled fold schedules worse.
+    let h = opaque_usize(k + 2);
+    let zero = _mm512_setzero_si512();
+    // High digits d_c, c >= K, into dbuf[c]; low columns kept in rl.
+    let kb = k / LANES;
+    let split: __mmask8 = (0xFFu32 << (k % LANES)) as u8; // lanes >= K in block kb
+    let mut prev = zero;
+    for b in kb..V2 {
+        let hc = if b == kb {
+            _mm512_maskz_mov_epi64(split, cols[b])
+        } else {
+            cols[b]
+        };
+        let d = carry(hc, prev);
+        _mm512_store_epi64(dbuf.0.as_mut_ptr().add(LANES * b) as *mut i64, d);
+        prev = hc;
+    }
+    let mut rl = [zero; V];
+    let mut rh = [zero; V];
+    for v in 0..V {
+        rl[v] = if v < kb {
+            cols[v]
+        } else if v == kb {
+            _mm512_maskz_mov_epi64(!split, cols[v])
+        } else {
+            zero
+        };
+    }
+    let table = plan.table.as_ptr() as *const i64;
+    let dp = dbuf.0.as_ptr().add(k);
+    // Independent accumulator sets shorten the dependency chains (H rows
+    // deep with one set); more sets than registers allow would spill.
+    match sets {
+        1 => fold_rows::<V, 1>(table, dp, h, &mut rl, &mut rh),
+        2 => fold_rows::<V, 2>(table, dp, h, &mut rl, &mut rh),
+        3 => fold_rows::<V, 3>(table, dp, h, &mut rl, &mut rh),
+        _ => fold_rows::<V, 4>(table, dp, h, &mut rl, &mut rh),
+    }
+    // The rest of the low columns (computed here, after the fold rows in
+    // program order, so that they fill the fold's latency).
+    let rest = low();
+    for v in 0..V {
+        rl[v] = _mm512_add_epi64(rl[v], rest[v]);
+    }
+    // R = low + 4 * high one lane up, then one carry step.  (A second table
+    // shifted one lane, so that the high halves land in place, was measured
+    // slower: the extra loads cost more than the saved shuffle.)
+    let mut x = [zero; V];
+    let mut hprev = zero;
+    let mut rprev = zero;
+    for v in 0..V {
+        let r = add_high(rl[v], rh[v], hprev);
+        hprev = rh[v];
+        x[v] = carry(r, rprev);
+        rprev = r;
+    }
+    x
+}
+
+/// Accumulator sets of the fold per vector count (measured; see
+/// `bench_variants`).
+struct FoldSets([usize; MAX_VECTORS + 1]);
+
+impl FoldSets {
+    const fn with_v(&self, v: usize) -> usize {
+        self.0[v]
+    }
+}
+
+const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1]);
+
+/// The fold proper: `rl/rh[v] += d_r * table row r` (low / high halves) for
+/// the `h` high digits at `dp`, with `S` interleaved accumulator sets.
+#[inline(always)]
+unsafe fn fold_rows<const V: usize, const S: usize>(
+    table: *const i64,
+    dp: *const u64,
+    h: usize,
+    rl: &mut [__m512i; V],
+    rh: &mut [__m512i; V],
+) {
+    let zero = _mm512_setzero_si512();
+    let mut al = [[zero; V]; S];
+    let mut ah = [[zero; V]; S];
+    al[0] = *rl;
+    ah[0] = *rh;
+    let mut r = 0;
+    while r + S <= h {
+        for set in 0..S {
+            let d = _mm512_set1_epi64(*dp.add(r + set) as i64);
+            let t = table.add(LANES * V * (r + set));
+            for v in 0..V {
+                let a = _mm512_load_epi64(t.add(LANES * v));
+                al[set][v] = _mm512_madd52lo_epu64(al[set][v], d, a);
+                ah[set][v] = _mm512_madd52hi_epu64(ah[set][v], d, a);
+            }
+        }
+        r += S;
+    }
+    while r < h {
+        let d = _mm512_set1_epi64(*dp.add(r) as i64);
+        let t = table.add(LANES * V * r);
+        for v in 0..V {
+            let a = _mm512_load_epi64(t.add(LANES * v));
+            al[0][v] = _mm512_madd52lo_epu64(al[0][v], d, a);
+            ah[0][v] = _mm512_madd52hi_epu64(ah[0][v], d, a);
+        }
+        r += 1;
+    }
+    for v in 0..V {
+        let (mut lo, mut hi) = (al[0][v], ah[0][v]);
+        for set in 1..S {
+            lo = _mm512_add_epi64(lo, al[set][v]);
+            hi = _mm512_add_epi64(hi, ah[set][v]);
+        }
+        rl[v] = lo;
+        rh[v] = hi;
+    }
+}
+
+/// Columns of a general product `x*y` from the digits of `x` in `xs` and of
+/// `y` in `ys`.
+#[inline(always)]
+unsafe fn mul_cols<const V: usize, const V2: usize>(l: usize, xs: &Buf, ys: &Buf) -> [__m512i; V2] {
+    let zero = _mm512_setzero_si512();
+    let mut cols = [zero; V2];
+    let xp = xs.0.as_ptr().add(PAD) as *const i64;
+    let yp = ys.0.as_ptr().add(PAD) as *const i64;
+    let mut hi_prev = zero;
+    for b in 0..V2 {
+        let mut lo = zero;
+        let mut hi = zero;
+        let base = (LANES * b) as isize;
+        let i_first = (LANES * b + 1).saturating_sub(l);
+        let i_last = (l - 1).min(LANES * b + 7);
+        for i in i_first..=i_last {
+            let xi = _mm512_set1_epi64(*xp.add(i));
+            let w = _mm512_loadu_epi64(yp.offset(base - i as isize));
+            lo = _mm512_madd52lo_epu64(lo, xi, w);
+            hi = _mm512_madd52hi_epu64(hi, xi, w);
+        }
+        cols[b] = add_high(lo, hi, hi_prev);
+        hi_prev = hi;
+    }
+    cols
+}
+
+#[inline(always)]
+unsafe fn load_digits<const V: usize>(s: &[u64]) -> [__m512i; V] {
+    let mut x = [_mm512_setzero_si512(); V];
+    for v in 0..V {
+        x[v] = _mm512_loadu_epi64(s.as_ptr().add(LANES * v) as *const i64);
+    }
+    x
+}
+
+#[inline(always)]
+unsafe fn save_digits<const V: usize>(x: &[__m512i; V], s: &mut [u64]) {
+    for v in 0..V {
+        _mm512_storeu_epi64(s.as_mut_ptr().add(LANES * v) as *mut i64, x[v]);
+    }
+}
+
+/// `p`, as far as the optimiser knows read and written by someone else.
+#[inline(always)]
+fn opaque(p: *const i64) -> *const i64 {
+    let mut q = p;
+    // SAFETY: an empty asm statement; it only launders the pointer.
+    unsafe { core::arch::asm!("/* {0} */", inout(reg) q, options(nostack, preserves_flags)) };
+    q
+}
+
+/// `n`, unknown to the optimiser.
+#[inline(always)]
+fn opaque_usize(n: usize) -> usize {
+    let mut m = n;
+    // SAFETY: an empty asm statement.
+    unsafe {
+        core::arch::asm!("/* {0} */", inout(reg) m, options(nomem, nostack, preserves_flags))
+    };
+    m
+}
+
+/// The squaring loop around a generated column function `cols` (one per
+/// digit count, see `src/build_ifma.rs`).
+#[inline(always)]
+unsafe fn sqr_n_with<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    s: &mut [u64],
+    count: u64,
+    high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    low: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V],
+) {
+    debug_assert!(V2 == 2 * V && plan.v == V && s.len() == LANES * V);
+    let mut xs = Buf([0; BUF]);
+    let mut dbuf = Buf([0; BUF]);
+    let mut x = load_digits::<V>(s);
+    let sets = FOLD_SETS.with_v(V);
+    for _ in 0..count {
+        // Digits to memory for the row broadcasts, doubled digits in
+        // registers for the operand windows.
+        for v in 0..V {
+            _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
+        }
+        // Hide the stores from the optimiser: it would otherwise forward
+        // them and turn the broadcasts into shuffles (port 5, shared with
+        // IFMA) instead of loads (free ports).
+        let xp = opaque(xs.0.as_ptr().add(PAD) as *const i64);
+        let mut d = x;
+        for v in 0..V {
+            d[v] = _mm512_add_epi64(x[v], x[v]);
+        }
+        let c = high(xp, &d);
+        x = fold_tail::<V, V2>(plan, k, &c, || low(xp, &d), &mut dbuf, sets);
+    }
+    save_digits(&x, s);
+}
+
+include!(concat!(env!("OUT_DIR"), "/ifma_gen.rs"));
+
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn mul_fold<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    a: &[u64],
+    b: &[u64],
+    out: &mut [u64],
+) {
+    let mut xs = Buf([0; BUF]);
+    let mut ys = Buf([0; BUF]);
+    let mut dbuf = Buf([0; BUF]);
+    xs.0[PAD..PAD + LANES * V].copy_from_slice(&a[..LANES * V]);
+    ys.0[PAD..PAD + LANES * V].copy_from_slice(&b[..LANES * V]);
+    let cols = mul_cols::<V, V2>(plan.k + 1, &xs, &ys);
+    let zero = [_mm512_setzero_si512(); V];
+    let x = fold_tail::<V, V2>(plan, plan.k, &cols, || zero, &mut dbuf, FOLD_SETS.with_v(V));
+    save_digits(&x, out);
+}
+
+macro_rules! by_vectors {
+    ($v:expr, $f:ident, $($arg:expr),*) => {
+        match $v {
+            1 => $f::<1, 2>($($arg),*),
+            2 => $f::<2, 4>($($arg),*),
+            3 => $f::<3, 6>($($arg),*),
+            4 => $f::<4, 8>($($arg),*),
+            5 => $f::<5, 10>($($arg),*),
+            6 => $f::<6, 12>($($arg),*),
+            7 => $f::<7, 14>($($arg),*),
+            8 => $f::<8, 16>($($arg),*),
+            9 => $f::<9, 18>($($arg),*),
+            10 => $f::<10, 20>($($arg),*),
+            11 => $f::<11, 22>($($arg),*),
+            v => unreachable!("no IFMA kernel for {v} vectors"),
+        }
+    };
+}
+
+/// The AVX-512 IFMA table-fold backend.  Build it only through
+/// [`crate::dispatch`] (which checks `avx512f` and `avx512ifma`).
+pub struct FoldIfmaKernel {
+    pub plan: FoldPlan,
+}
+
+impl FoldIfmaKernel {
+    /// # Safety
+    /// The CPU must support AVX-512F and AVX-512 IFMA.
+    pub unsafe fn new_unchecked(m: &[u64]) -> Self {
+        FoldIfmaKernel {
+            plan: FoldPlan::new(m),
+        }
+    }
+}
+
+impl Kernel for FoldIfmaKernel {
+    fn name(&self) -> &'static str {
+        "ifma"
+    }
+    fn modulus(&self) -> &[u64] {
+        &self.plan.ctx.m
+    }
+    fn enter(&self, x: &[u64]) -> Vec<u64> {
+        self.plan.enter(x)
+    }
+    fn leave(&self, s: &[u64]) -> Vec<u64> {
+        self.plan.leave(s)
+    }
+    fn sqr_n_internal(&self, s: &mut [u64], k: u64) {
+        // SAFETY: the kernel exists only if the CPU has the features.
+        let f = sqr_n_generated(self.plan.k + 1)
+            .expect("a generated kernel for every width from 256 to 4096 bits");
+        unsafe { f(&self.plan, s, k) }
+    }
+    fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; LANES * self.plan.v];
+        // SAFETY: as above.
+        unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a, b, &mut out) };
+        out
+    }
+}
+
+#[cfg(test)]
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, sets: usize) {
+    macro_rules! go {
+        ($v:literal, $v2:literal, $l:literal) => {{
+            let mut xs = Buf([0; BUF]);
+            let mut dbuf = Buf([0; BUF]);
+            let mut x = load_digits::<$v>(s);
+            let m = _mm512_set1_epi64((1 << 50) - 1);
+            let xp = xs.0.as_ptr().add(PAD) as *const i64;
+            for _ in 0..count {
+                if square {
+                    for v in 0..$v {
+                        _mm512_store_epi64(
+                            xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64,
+                            x[v],
+                        );
+                    }
+                    let xp = opaque(xp);
+                    let mut d = x;
+                    for v in 0..$v {
+                        d[v] = _mm512_add_epi64(x[v], x[v]);
+                    }
+                    let c = generated_cols(&d, xp);
+                    for v in 0..$v {
+                        x[v] = _mm512_and_si512(c[v + $v], m);
+                    }
+                } else {
+                    let mut c = [_mm512_setzero_si512(); $v2];
+                    for v in 0..$v {
+                        c[v] = x[v];
+                        c[v + $v] = x[v];
+                    }
+                    x = fold_tail::<$v, $v2>(
+                        plan,
+                        plan.k,
+                        &c,
+                        || [_mm512_setzero_si512(); $v],
+                        &mut dbuf,
+                        sets,
+                    );
+                }
+            }
+            save_digits(&x, s);
+        }};
+    }
+    match plan.k + 1 {
+        22 => {
+            #[inline(always)]
+            unsafe fn generated_cols(d: &[__m512i; 3], xp: *const i64) -> [__m512i; 6] {
+                let mut c = sq_high_22(xp, d);
+                let lo = sq_low_22(xp, d);
+                for v in 0..lo.len() {
+                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                }
+                c
+            }
+            go!(3, 6, 22)
+        }
+        43 => {
+            #[inline(always)]
+            unsafe fn generated_cols(d: &[__m512i; 6], xp: *const i64) -> [__m512i; 12] {
+                let mut c = sq_high_43(xp, d);
+                let lo = sq_low_43(xp, d);
+                for v in 0..lo.len() {
+                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                }
+                c
+            }
+            go!(6, 12, 43)
+        }
+        63 => {
+            #[inline(always)]
+            unsafe fn generated_cols(d: &[__m512i; 8], xp: *const i64) -> [__m512i; 16] {
+                let mut c = sq_high_63(xp, d);
+                let lo = sq_low_63(xp, d);
+                for v in 0..lo.len() {
+                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                }
+                c
+            }
+            go!(8, 16, 63)
+        }
+        84 => {
+            #[inline(always)]
+            unsafe fn generated_cols(d: &[__m512i; 11], xp: *const i64) -> [__m512i; 22] {
+                let mut c = sq_high_84(xp, d);
+                let lo = sq_low_84(xp, d);
+                for v in 0..lo.len() {
+                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                }
+                c
+            }
+            go!(11, 22, 84)
+        }
+        _ => {}
+    }
+}
+
+/// Reference for the benchmarks: ns per IFMA instruction at full
+/// throughput (12 independent register accumulators).
+#[cfg(test)]
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn ifma_reference(n: u64) -> f64 {
+    let mut a = [_mm512_set1_epi64(1); 12];
+    let b = std::hint::black_box(_mm512_set1_epi64(3));
+    let c = std::hint::black_box(_mm512_set1_epi64(5));
+    let t = std::time::Instant::now();
+    for _ in 0..n {
+        for j in 0..12 {
+            a[j] = _mm512_madd52lo_epu64(a[j], b, c);
+        }
+    }
+    std::hint::black_box(a);
+    t.elapsed().as_secs_f64() * 1e9 / (12 * n) as f64
+}
+
+#[cfg(test)]
+mod bench {
+    use super::*;
+    use std::time::Instant;
+
+    /// `cargo test --release bench_variants -- --ignored --nocapture`:
+    /// interleaved timings (minimum of many short runs) of the generated
+    /// squaring variants, ns per squaring.
+    #[test]
+    #[ignore]
+    fn bench_variants() {
+        if !(is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")) {
+            return;
+        }
+        for bits in [1024usize, 2048, 3072, 4096] {
+            let n = bits / 64;
+            let mut m: Vec<u64> = (0..n as u64)
+                .map(|i| 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i + 1))
+                .collect();
+            m[0] |= 1;
+            m[n - 1] |= 1 << 63;
+            let plan = FoldPlan::new(&m);
+            let l = plan.k + 1;
+            let x = plan.enter(&m.iter().map(|w| w >> 1).collect::<Vec<_>>());
+            let count = (20_000_000 / (bits * bits / 1024)) as u64;
+            let f = sqr_n_generated(l).unwrap();
+            // Ratio to the IFMA reference measured right before, minimum over
+            // many pairs: robust against a busy sibling hyperthread.
+            let mut best = f64::MAX;
+            let mut reference = f64::MAX;
+            for _ in 0..60 {
+                reference = reference.min(unsafe { ifma_reference(5_000) });
+                let mut s = x.clone();
+                let t = Instant::now();
+                unsafe { f(&plan, &mut s, count / 4) };
+                best = best.min(t.elapsed().as_secs_f64() * 1e9 / (count / 4) as f64);
+            }
+            let best_slots = best / reference;
+            // Phase timings: squaring only, fold only (garbage values, same shapes).
+            let mut best_sq = f64::MAX;
+            let mut best_fold = [f64::MAX; 5];
+            for _ in 0..30 {
+                let mut s = x.clone();
+                let t = Instant::now();
+                unsafe { phase_bench(&plan, &mut s, count, true, 0) };
+                best_sq = best_sq.min(t.elapsed().as_secs_f64() * 1e9 / count as f64);
+                for sets in 1..=4 {
+                    let t = Instant::now();
+                    unsafe { phase_bench(&plan, &mut s, count, false, sets) };
+                    best_fold[sets] =
+                        best_fold[sets].min(t.elapsed().as_secs_f64() * 1e9 / count as f64);
+                }
+            }
+            println!(
+                "{bits} bits: squaring only {best_sq:.1} ns, fold only with 1..4 sets {:.1?} ns",
+                &best_fold[1..]
+            );
+            println!("{bits} bits (L = {l}): full step {best:.1} ns, {best_slots:.0} IFMA slots");
+        }
+    }
+}

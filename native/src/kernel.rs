@@ -1,0 +1,235 @@
+//! The contract every backend meets, the generic operations built on it, and
+//! the portable backend.
+//!
+//! A backend is a [`Kernel`] for one fixed odd modulus `m` of `n` 64-bit
+//! limbs.  It keeps values in an *internal form* of its own (Montgomery form,
+//! redundant radix-2^50 digits, ...), entered from and left to canonical
+//! little-endian limbs in `[0, m)`.  [`sqr_n`], [`mul`] and [`pow`] are
+//! written once, here, over that interface; a backend only supplies the
+//! conversions and its two hot loops (`k` squarings, one product).
+
+use crate::portable;
+
+/// One backend bound to one modulus.  Inputs of `enter` are canonical `n`-limb
+/// values; internal forms are whatever the same kernel produced.
+pub trait Kernel: Send + Sync {
+    /// The backend's name (`"portable"`, `"adx"`, `"ifma"`, ...).
+    fn name(&self) -> &'static str;
+    /// The modulus as `n` little-endian limbs.
+    fn modulus(&self) -> &[u64];
+    /// Internal form of the canonical value `x` (`n` limbs).
+    fn enter(&self, x: &[u64]) -> Vec<u64>;
+    /// The canonical value (`n` limbs, in `[0, m)`) of an internal form.
+    fn leave(&self, s: &[u64]) -> Vec<u64>;
+    /// `s <- s^(2^k)`, in internal form, without leaving native code.
+    fn sqr_n_internal(&self, s: &mut [u64], k: u64);
+    /// The product of two internal forms, as an internal form.
+    fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64>;
+}
+
+/// `x^(2^k) mod m`, canonical.
+pub fn sqr_n(kernel: &dyn Kernel, x: &[u64], k: u64) -> Vec<u64> {
+    let mut s = kernel.enter(x);
+    kernel.sqr_n_internal(&mut s, k);
+    kernel.leave(&s)
+}
+
+/// `a*b mod m`, canonical.
+pub fn mul(kernel: &dyn Kernel, a: &[u64], b: &[u64]) -> Vec<u64> {
+    let (sa, sb) = (kernel.enter(a), kernel.enter(b));
+    kernel.leave(&kernel.mul_internal(&sa, &sb))
+}
+
+/// `x^e mod m`, canonical, `e` as little-endian limbs (any length).
+///
+/// Left-to-right fixed windows of 4 bits over a table of `x^0 .. x^15`:
+/// per window 4 squarings (one `sqr_n_internal` call) and one product.
+pub fn pow(kernel: &dyn Kernel, x: &[u64], e: &[u64]) -> Vec<u64> {
+    let n = kernel.modulus().len();
+    let bits = e
+        .iter()
+        .rposition(|&w| w != 0)
+        .map_or(0, |i| 64 * i + 64 - e[i].leading_zeros() as usize);
+    let mut one = vec![0u64; n];
+    one[0] = 1;
+    if bits == 0 {
+        // x^0 = 1 (canonical 1 mod m; m >= 3).
+        return one;
+    }
+    let base = kernel.enter(x);
+    let mut table = Vec::with_capacity(16);
+    table.push(kernel.enter(&one));
+    table.push(base.clone());
+    for i in 2..16 {
+        let next = kernel.mul_internal(&table[i - 1], &base);
+        table.push(next);
+    }
+    let window = |i: usize| -> usize {
+        // bits 4i .. 4i+3 of e
+        let (w, b) = ((4 * i) / 64, (4 * i) % 64);
+        ((e[w] >> b) & 15) as usize
+    };
+    let windows = bits.div_ceil(4);
+    let mut acc = table[window(windows - 1)].clone();
+    for i in (0..windows - 1).rev() {
+        kernel.sqr_n_internal(&mut acc, 4);
+        let d = window(i);
+        if d != 0 {
+            acc = kernel.mul_internal(&acc, &table[d]);
+        }
+    }
+    kernel.leave(&acc)
+}
+
+/// Montgomery constants of a modulus, shared by the Montgomery backends.
+#[derive(Clone, Debug)]
+pub struct MontCtx {
+    /// The modulus, `n` limbs.
+    pub m: Vec<u64>,
+    /// `-m^-1 mod 2^64`.
+    pub m0inv: u64,
+    /// `R^2 mod m`, `R = 2^(64n)`.
+    pub r2: Vec<u64>,
+    /// `R^3 mod m`.
+    pub r3: Vec<u64>,
+}
+
+/// `acc = (acc + y) mod m` for `acc, y < m`; `acc` and `m_ext` have one limb
+/// more than `y` (the carry).
+fn add_mod(acc: &mut [u64], y: &[u64], m_ext: &[u64]) {
+    let mut c = 0u128;
+    for j in 0..acc.len() {
+        let v = acc[j] as u128 + *y.get(j).unwrap_or(&0) as u128 + c;
+        acc[j] = v as u64;
+        c = v >> 64;
+    }
+    portable::sub_if_ge(acc, m_ext);
+}
+
+impl MontCtx {
+    /// Constants for an odd `m` (`n` limbs, top limb non-zero or `n == 1`).
+    pub fn new(m: &[u64]) -> Self {
+        assert!(
+            !m.is_empty() && m[0] & 1 == 1,
+            "MontCtx: the modulus must be odd"
+        );
+        let n = m.len();
+        let mut r2_wide = vec![0u64; 2 * n + 1];
+        r2_wide[2 * n] = 1;
+        let r2 = portable::reduce_wide(&r2_wide, m);
+        let m0inv = portable::neg_inv_u64(m[0]);
+        // R^3 mod m = mont_mul(R^2, R^2), canonical.
+        let mut r3 = vec![0u64; n];
+        portable::mont_mul(&mut r3, &r2, &r2, m, m0inv);
+        MontCtx {
+            m: m.to_vec(),
+            m0inv,
+            r2,
+            r3,
+        }
+    }
+
+    /// `x mod m`, canonical, for a value of at most `3n` limbs.
+    ///
+    /// `x = Y0 + Y1*R + Y2*R^2` in `n`-limb chunks; one Montgomery product
+    /// with `R^(k+2) mod m` brings chunk `k` to `Yk*R^(k+1) mod m` (canonical,
+    /// since `Yk < R` and the constant is `< m`), the residues are added
+    /// modulo `m`, and a final reduction divides the sum `x*R` by `R`.
+    pub fn reduce(&self, x: &[u64]) -> Vec<u64> {
+        let n = self.n();
+        assert!(x.len() <= 3 * n, "MontCtx::reduce: at most 3n limbs");
+        let mut acc = vec![0u64; n + 1];
+        let mut m_ext = self.m.clone();
+        m_ext.push(0);
+        let mut chunk = vec![0u64; n];
+        let mut prod = vec![0u64; n];
+        for (k, ys) in x.chunks(n).enumerate() {
+            chunk.fill(0);
+            chunk[..ys.len()].copy_from_slice(ys);
+            let c = match k {
+                0 => &self.r2, // mont_mul(Y0, R^2) = Y0*R
+                1 => &self.r3,
+                _ => {
+                    // R^4 = mont_mul(R^3, R^2); only reached for 3 chunks.
+                    let mut r4 = vec![0u64; n];
+                    portable::mont_mul(&mut r4, &self.r3, &self.r2, &self.m, self.m0inv);
+                    portable::mont_mul(&mut prod, &chunk, &r4, &self.m, self.m0inv);
+                    add_mod(&mut acc, &prod, &m_ext);
+                    continue;
+                }
+            };
+            portable::mont_mul(&mut prod, &chunk, c, &self.m, self.m0inv);
+            add_mod(&mut acc, &prod, &m_ext);
+        }
+        // acc = sum of Yk*R^(k+1) mod m; one more Montgomery step divides by R.
+        let mut t = vec![0u64; 2 * n + 1];
+        let mut out = vec![0u64; n];
+        portable::redc_canonical(&mut out, &acc[..n], &self.m, self.m0inv, &mut t);
+        out
+    }
+
+    pub fn n(&self) -> usize {
+        self.m.len()
+    }
+}
+
+/// The portable backend: Montgomery form with values `< R` between steps
+/// (almost-Montgomery), CIOS products and a dedicated squaring.
+pub struct PortableKernel {
+    ctx: MontCtx,
+}
+
+impl PortableKernel {
+    pub fn new(m: &[u64]) -> Self {
+        PortableKernel {
+            ctx: MontCtx::new(m),
+        }
+    }
+}
+
+impl Kernel for PortableKernel {
+    fn name(&self) -> &'static str {
+        "portable"
+    }
+    fn modulus(&self) -> &[u64] {
+        &self.ctx.m
+    }
+    fn enter(&self, x: &[u64]) -> Vec<u64> {
+        let n = self.ctx.n();
+        let mut out = vec![0u64; n];
+        let mut t = vec![0u64; n + 2];
+        portable::amm_mul(
+            &mut out,
+            x,
+            &self.ctx.r2,
+            &self.ctx.m,
+            self.ctx.m0inv,
+            &mut t,
+        );
+        out
+    }
+    fn leave(&self, s: &[u64]) -> Vec<u64> {
+        let n = self.ctx.n();
+        let mut out = vec![0u64; n];
+        let mut t = vec![0u64; 2 * n + 1];
+        portable::redc_canonical(&mut out, s, &self.ctx.m, self.ctx.m0inv, &mut t);
+        out
+    }
+    fn sqr_n_internal(&self, s: &mut [u64], k: u64) {
+        let n = self.ctx.n();
+        let mut t = vec![0u64; 2 * n + 1];
+        let (mut a, mut b) = (s.to_vec(), vec![0u64; n]);
+        for _ in 0..k {
+            portable::amm_sqr(&mut b, &a, &self.ctx.m, self.ctx.m0inv, &mut t);
+            std::mem::swap(&mut a, &mut b);
+        }
+        s.copy_from_slice(&a);
+    }
+    fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        let n = self.ctx.n();
+        let mut out = vec![0u64; n];
+        let mut t = vec![0u64; n + 2];
+        portable::amm_mul(&mut out, a, b, &self.ctx.m, self.ctx.m0inv, &mut t);
+        out
+    }
+}

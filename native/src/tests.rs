@@ -1,0 +1,459 @@
+//! Unit tests of the backends against `num-bigint`: every backend this CPU
+//! runs, named edge operands first, then seeded random ones; canary words
+//! around outputs and scratch; aliasing (in-place squaring, `mul(x, x)`);
+//! the fold's redundant bounds from worst-case digit vectors; and the IFMA
+//! kernel's digits against its portable twin, bit for bit.
+
+use num_bigint::BigUint;
+
+use crate::dispatch;
+use crate::fold::{self, FoldPlan, FoldPortableKernel, LANES};
+use crate::kernel::{self, Kernel, MontCtx};
+use crate::portable;
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn limbs(&mut self, n: usize) -> Vec<u64> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+fn big(x: &[u64]) -> BigUint {
+    let mut bytes = Vec::with_capacity(8 * x.len());
+    for w in x {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    BigUint::from_bytes_le(&bytes)
+}
+
+fn limbs(x: &BigUint, n: usize) -> Vec<u64> {
+    let mut v = x.to_u64_digits();
+    assert!(v.len() <= n);
+    v.resize(n, 0);
+    v
+}
+
+/// An odd modulus of exactly `bits` bits.
+fn modulus(rng: &mut Rng, bits: usize) -> Vec<u64> {
+    let n = bits.div_ceil(64);
+    let mut m = rng.limbs(n);
+    let top = bits - 64 * (n - 1);
+    if top < 64 {
+        m[n - 1] &= (1u64 << top) - 1;
+    }
+    m[n - 1] |= 1u64 << (top - 1);
+    m[0] |= 1;
+    m
+}
+
+fn supported_backends() -> Vec<&'static str> {
+    dispatch::BACKENDS
+        .iter()
+        .copied()
+        .filter(|b| dispatch::supported(b))
+        .collect()
+}
+
+/// Named operands: 0, 1, 2, N-1, N-2, (N-1)/2, all-ones low limbs, powers of
+/// two near N, R mod N.
+fn edge_operands(m: &[u64]) -> Vec<BigUint> {
+    let n = m.len();
+    let bm = big(m);
+    let one = BigUint::from(1u32);
+    let bits = bm.bits() as usize;
+    let mut ops = vec![
+        BigUint::from(0u32),
+        one.clone(),
+        BigUint::from(2u32),
+        &bm - 1u32,
+        &bm - 2u32,
+        &bm >> 1,
+    ];
+    for k in [1, n / 2, n.saturating_sub(1)] {
+        if k > 0 {
+            ops.push(((&one << (64 * k)) - 1u32) % &bm);
+        }
+    }
+    ops.push((&one << (bits - 1)) % &bm);
+    ops.push(((&one << bits) - 1u32) % &bm);
+    ops.push((&one << (64 * n)) % &bm);
+    ops
+}
+
+fn check_backend(name: &str, m: &[u64], ops: &[BigUint], what: &str) {
+    let kern = dispatch::build(name, m).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let n = m.len();
+    let bm = big(m);
+    for (i, a) in ops.iter().enumerate() {
+        let al = limbs(a, n);
+        let b = &ops[(i * 7 + 3) % ops.len()];
+        let bl = limbs(b, n);
+        let ctx = || {
+            format!(
+                "{what}: backend {name}, {} bits, a={a:#x}, b={b:#x}",
+                bm.bits()
+            )
+        };
+        assert_eq!(
+            big(&kernel::mul(kern.as_ref(), &al, &bl)),
+            (a * b) % &bm,
+            "mul {}",
+            ctx()
+        );
+        for k in [0u64, 1, 2, 3, 17] {
+            let want = a.modpow(&(BigUint::from(1u32) << k), &bm);
+            assert_eq!(
+                big(&kernel::sqr_n(kern.as_ref(), &al, k)),
+                want,
+                "sqr_n k={k} {}",
+                ctx()
+            );
+        }
+        let e = (b >> 3u32) + 5u32;
+        assert_eq!(
+            big(&kernel::pow(kern.as_ref(), &al, &e.to_u64_digits())),
+            a.modpow(&e, &bm),
+            "pow {}",
+            ctx()
+        );
+    }
+}
+
+#[test]
+fn every_backend_edges_and_random_at_the_standard_widths() {
+    let mut rng = Rng(0x5EED_0001);
+    for bits in [256usize, 512, 1000, 1024, 1536, 2047, 2048, 3072, 4096] {
+        let m = modulus(&mut rng, bits);
+        let mut ops = edge_operands(&m);
+        let bm = big(&m);
+        for _ in 0..4 {
+            ops.push(big(&rng.limbs(m.len() + 1)) % &bm);
+        }
+        for name in supported_backends() {
+            check_backend(name, &m, &ops, &format!("seed 0x5EED0001 bits {bits}"));
+        }
+    }
+}
+
+#[test]
+fn special_moduli() {
+    // All-ones limbs, 2^k + 1, a low limb of 1 with all-ones above.
+    for n in [4usize, 8, 16, 32, 64] {
+        let mut all_ones = vec![u64::MAX; n];
+        let mut two_k_plus_1 = vec![0u64; n];
+        two_k_plus_1[0] = 1;
+        two_k_plus_1[n - 1] = 1 << 63;
+        let mut low_one = vec![u64::MAX; n];
+        low_one[0] = 1;
+        all_ones[0] |= 1;
+        for m in [all_ones, two_k_plus_1, low_one] {
+            let ops = edge_operands(&m);
+            for name in supported_backends() {
+                check_backend(name, &m, &ops, "special modulus");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_width_from_256_to_4096_bits() {
+    // One modulus per width step (all generated IFMA kernels are reached).
+    let mut rng = Rng(0x5EED_0002);
+    let mut bits = 256;
+    while bits <= 4096 {
+        let m = modulus(&mut rng, bits);
+        let bm = big(&m);
+        let x = big(&rng.limbs(m.len())) % &bm;
+        let want = x.modpow(&(BigUint::from(1u32) << 40u32), &bm);
+        for name in supported_backends() {
+            let kern = dispatch::build(name, &m).unwrap();
+            let got = kernel::sqr_n(kern.as_ref(), &limbs(&x, m.len()), 40);
+            assert_eq!(
+                big(&got),
+                want,
+                "backend {name}, {bits} bits, seed 0x5EED0002"
+            );
+        }
+        bits += 37;
+    }
+}
+
+#[test]
+fn small_moduli_on_the_portable_backends() {
+    for m in (3u64..200).step_by(2) {
+        for name in ["portable", "fold-portable"] {
+            let kern = dispatch::build(name, &[m]).unwrap();
+            for x in 0..m {
+                let got = kernel::sqr_n(kern.as_ref(), &[x], 3)[0];
+                let want = (0..3).fold(x as u128, |a, _| a * a % m as u128) as u64;
+                assert_eq!(got, want, "{name}: m={m} x={x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn build_errors_name_the_parameter() {
+    let e = dispatch::build("nope", &[7]).err().unwrap();
+    assert_eq!(e.param, "backend");
+    assert!(e.problem.contains("unknown native backend"));
+    let e = dispatch::build("portable", &[8]).err().unwrap();
+    assert_eq!((e.param, e.problem.contains("odd")), ("modulus", true));
+    let mut wide = vec![u64::MAX; 65];
+    wide[0] = 1;
+    let e = dispatch::build("portable", &wide).err().unwrap();
+    assert_eq!(
+        e.to_string(),
+        "modulus: backend \"portable\" takes moduli of 2 to 4096 bits, got 4160 bits"
+    );
+    for fast in ["adx", "ifma", "ifma-mont"] {
+        // The width is checked before the CPU, so the message is the same
+        // on every machine.
+        let e = dispatch::build(fast, &[0xFFFF_FFFF_FFFF_FFC5])
+            .err()
+            .unwrap();
+        assert_eq!(e.param, "modulus");
+        assert!(e.problem.contains("256 to 4096 bits"), "{e}");
+    }
+}
+
+/// Canary words around the output and scratch of the slice kernels, and
+/// dirty scratch on entry.
+#[test]
+fn portable_kernels_stay_inside_their_buffers() {
+    const CANARY: u64 = 0xC0FF_EE00_DEAD_BEEF;
+    let mut rng = Rng(0x5EED_0003);
+    for n in [1usize, 2, 5, 16, 33, 64] {
+        let m = modulus(&mut rng, 64 * n);
+        let ctx = MontCtx::new(&m);
+        let bm = big(&m);
+        let rinv = (BigUint::from(1u32) << (64 * n)).modinv(&bm).unwrap();
+        for _ in 0..8 {
+            let a = rng.limbs(n); // any value < R
+            let b = rng.limbs(n);
+            let mut out = vec![CANARY; n + 2];
+            let mut t = vec![CANARY; 2 * n + 3];
+            for w in &mut t[1..2 * n + 2] {
+                *w = rng.next();
+            }
+            portable::amm_sqr(&mut out[1..n + 1], &a, &m, ctx.m0inv, &mut t[1..2 * n + 2]);
+            assert_eq!(
+                (out[0], out[n + 1], t[0], t[2 * n + 2]),
+                (CANARY, CANARY, CANARY, CANARY),
+                "amm_sqr n={n}"
+            );
+            let r = big(&out[1..n + 1]);
+            assert_eq!(
+                r.clone() % &bm,
+                (big(&a) * big(&a) * &rinv) % &bm,
+                "amm_sqr value n={n}"
+            );
+            let mut out2 = vec![CANARY; n + 2];
+            let mut t2 = vec![CANARY; n + 4];
+            portable::amm_mul(
+                &mut out2[1..n + 1],
+                &a,
+                &b,
+                &m,
+                ctx.m0inv,
+                &mut t2[1..n + 3],
+            );
+            assert_eq!(
+                (out2[0], out2[n + 1], t2[0], t2[n + 3]),
+                (CANARY, CANARY, CANARY, CANARY),
+                "amm_mul n={n}"
+            );
+            assert_eq!(
+                big(&out2[1..n + 1]) % &bm,
+                (big(&a) * big(&b) * &rinv) % &bm,
+                "amm_mul value n={n}"
+            );
+            let mut out3 = vec![CANARY; n + 2];
+            portable::redc_canonical(&mut out3[1..n + 1], &a, &m, ctx.m0inv, &mut t[1..2 * n + 2]);
+            assert_eq!((out3[0], out3[n + 1]), (CANARY, CANARY), "redc n={n}");
+            assert_eq!(
+                big(&out3[1..n + 1]),
+                (big(&a) * &rinv) % &bm,
+                "redc value n={n}"
+            );
+        }
+    }
+}
+
+/// The in-place loop writes exactly its `s` slice; `mul(x, x)` (the same
+/// slice twice) equals a squaring.
+#[test]
+fn kernels_in_place_and_aliased_operands() {
+    const CANARY: u64 = 0x5A5A_A5A5_0F0F_F0F0;
+    let mut rng = Rng(0x5EED_0004);
+    for bits in [256usize, 1024, 2048, 4096] {
+        let m = modulus(&mut rng, bits);
+        let bm = big(&m);
+        for name in supported_backends() {
+            let kern = dispatch::build(name, &m).unwrap();
+            let x = limbs(&(big(&rng.limbs(m.len())) % &bm), m.len());
+            let s = kern.enter(&x);
+            let mut buf = vec![CANARY; s.len() + 2];
+            buf[1..s.len() + 1].copy_from_slice(&s);
+            kern.sqr_n_internal(&mut buf[1..s.len() + 1], 5);
+            assert_eq!(
+                (buf[0], buf[s.len() + 1]),
+                (CANARY, CANARY),
+                "{name} {bits}: canary"
+            );
+            let got = kern.leave(&buf[1..s.len() + 1]);
+            assert_eq!(
+                big(&got),
+                big(&x).modpow(&BigUint::from(32u32), &bm),
+                "{name} {bits}"
+            );
+            let sq = kern.mul_internal(&s, &s);
+            let mut s1 = s.clone();
+            kern.sqr_n_internal(&mut s1, 1);
+            assert_eq!(
+                kern.leave(&sq),
+                kern.leave(&s1),
+                "{name} {bits}: mul(x, x) vs sqr"
+            );
+        }
+    }
+}
+
+/// The IFMA kernel and its portable twin produce the same redundant digits
+/// step after step (not just the same residues).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn ifma_digits_match_the_portable_twin() {
+    if !dispatch::supported("ifma") {
+        eprintln!("skipped: no AVX-512 IFMA on this CPU");
+        return;
+    }
+    let mut rng = Rng(0x5EED_0005);
+    for bits in [256usize, 300, 511, 1024, 1500, 2048, 2900, 3072, 4000, 4096] {
+        let m = modulus(&mut rng, bits);
+        let twin = FoldPortableKernel::new(&m);
+        let fast = dispatch::build("ifma", &m).unwrap();
+        let x = limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len());
+        let mut a = twin.enter(&x);
+        let mut b = fast.enter(&x);
+        assert_eq!(a, b);
+        for step in 0..20 {
+            twin.sqr_n_internal(&mut a, 1);
+            fast.sqr_n_internal(&mut b, 1);
+            assert_eq!(a, b, "{bits} bits, step {step}: digits differ");
+        }
+        let y = twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
+        assert_eq!(
+            twin.mul_internal(&a, &y),
+            fast.mul_internal(&b, &y),
+            "{bits} bits: mul digits differ"
+        );
+    }
+}
+
+/// The fold's invariants from the worst states they allow: every digit at
+/// its largest (I1) value with the value just below 2^(50L) (I2), and other
+/// extreme patterns.  Each step must keep (I1), (I2) and the residue.
+#[test]
+fn fold_bounds_hold_from_extreme_states() {
+    let mut rng = Rng(0x5EED_0006);
+    let max_digit = (1u64 << 50) + (1 << 14) - 1;
+    for bits in [256usize, 1024, 1049, 1050, 2048, 3072, 4096] {
+        let m = modulus(&mut rng, bits);
+        let plan = FoldPlan::new(&m);
+        let (k, l, lanes) = (plan.k, plan.l(), LANES * plan.v);
+        let bm = big(&m);
+        let limit = BigUint::from(1u32) << (50 * l);
+        let mut states: Vec<Vec<u64>> = Vec::new();
+        // All digits maximal below K, digit K as large as (I2) allows.
+        let mut s = vec![0u64; lanes];
+        s[..k].fill(max_digit);
+        let low = big(&fold::from_digits(&s, 3 * m.len()));
+        let room = (&limit - 1u32 - &low) >> (50 * k);
+        s[k] = room
+            .to_u64_digits()
+            .first()
+            .copied()
+            .unwrap_or(0)
+            .min(max_digit);
+        states.push(s.clone());
+        // Alternating extremes, and a single maximal top digit.
+        let mut alt = vec![0u64; lanes];
+        for j in 0..k {
+            alt[j] = if j % 2 == 0 { max_digit } else { 0 };
+        }
+        states.push(alt);
+        let mut top = vec![0u64; lanes];
+        top[k] = s[k];
+        states.push(top);
+        for _ in 0..4 {
+            let mut r = vec![0u64; lanes];
+            for j in 0..k {
+                r[j] = rng.next() % (max_digit + 1);
+            }
+            states.push(r);
+        }
+        for st in states {
+            let value = big(&fold::from_digits(&st, 3 * m.len()));
+            assert!(value < limit);
+            let next = plan.fold_columns(&fold::square_columns(&st, lanes));
+            for (j, &d) in next.iter().enumerate() {
+                assert!(
+                    d <= max_digit,
+                    "{bits} bits: digit {j} = {d:#x} breaks (I1)"
+                );
+                if j > k {
+                    assert_eq!(d, 0, "{bits} bits: digit {j} above K");
+                }
+            }
+            let nv = big(&fold::from_digits(&next, 3 * m.len()));
+            assert!(nv < limit, "{bits} bits: (I2) broken");
+            assert_eq!(
+                nv % &bm,
+                (&value * &value) % &bm,
+                "{bits} bits: wrong residue"
+            );
+            #[cfg(target_arch = "x86_64")]
+            if dispatch::supported("ifma") {
+                let fast = dispatch::build("ifma", &m).unwrap();
+                let mut f = st.clone();
+                fast.sqr_n_internal(&mut f, 1);
+                assert_eq!(
+                    f, next,
+                    "{bits} bits: IFMA digits differ from the twin on an extreme state"
+                );
+            }
+        }
+    }
+}
+
+/// A long run against BigUint, and the loop invariants on the way.
+#[test]
+fn long_run_matches_biguint() {
+    let mut rng = Rng(0x5EED_0007);
+    for bits in [1024usize, 2048] {
+        let m = modulus(&mut rng, bits);
+        let bm = big(&m);
+        let mut want = BigUint::from(2u32);
+        let t = 1u64 << 12;
+        for _ in 0..t {
+            want = (&want * &want) % &bm;
+        }
+        let two = limbs(&BigUint::from(2u32), m.len());
+        for name in supported_backends() {
+            let kern = dispatch::build(name, &m).unwrap();
+            assert_eq!(
+                big(&kernel::sqr_n(kern.as_ref(), &two, t)),
+                want,
+                "{name} {bits} bits"
+            );
+        }
+    }
+}

@@ -1,0 +1,68 @@
+"""Engine backends on the native engine (:mod:`modforge._native`).
+
+One class per native backend, each built as ``Backend(modulus)`` with the
+protocol of :mod:`modforge.engine.reference`: ``name``, ``supported()``, and
+``sqr``, ``mul``, ``sqr_n``, ``pow`` on canonical integers.  ``sqr_n`` stays
+in native code for all ``k`` squarings and releases the GIL.
+
+* :class:`PortableBackend` (``portable``): Montgomery form on u64 limbs, any
+  CPU, any odd modulus from 3 up to 4096 bits.
+* :class:`AdxBackend` (``adx``): the same Montgomery code for x86-64 with
+  BMI2 + ADX (MULX); 256 to 4096 bits.
+* :class:`IfmaBackend` (``ifma``): AVX-512 IFMA, redundant radix-2^50 digits
+  with a fixed-modulus table fold; 256 to 4096 bits.
+* :class:`IfmaMontBackend` (``ifma-mont``): the AVX-512 IFMA Montgomery
+  variant the fold was measured against (not registered in the engine;
+  ``benchmarks/native_tune.py`` times it).
+
+``supported()`` is the native dispatcher's run-time CPU check; a backend
+built on a machine without its instructions raises
+:class:`~modforge.arith.base.ParameterError` naming ``backend``.
+"""
+
+from __future__ import annotations
+
+from .. import native
+
+
+class _NativeBackend:
+    name = ""
+
+    @classmethod
+    def supported(cls) -> bool:
+        return native.backend_supported(cls.name)
+
+    def __init__(self, modulus: int):
+        self.modulus = modulus
+        self._ring = native.Ring(modulus, self.name)
+
+    def sqr(self, x: int) -> int:
+        return self._ring.sqr(x)
+
+    def mul(self, x: int, y: int) -> int:
+        return self._ring.mul(x, y)
+
+    def sqr_n(self, x: int, k: int) -> int:
+        return self._ring.sqr_n(x, k)
+
+    def pow(self, x: int, e: int) -> int:
+        return self._ring.pow(x, e)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.modulus.bit_length()}-bit modulus)"
+
+
+class PortableBackend(_NativeBackend):
+    name = "portable"
+
+
+class AdxBackend(_NativeBackend):
+    name = "adx"
+
+
+class IfmaBackend(_NativeBackend):
+    name = "ifma"
+
+
+class IfmaMontBackend(_NativeBackend):
+    name = "ifma-mont"
