@@ -41,7 +41,7 @@ endif
 PIP := $(VENV_PY) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := setup
-.PHONY: setup test test-native test-python demo bench clean FORCE
+.PHONY: setup test test-native test-python demo bench bench-hw clean FORCE
 
 setup: $(NATIVE_STAMP)
 
@@ -74,10 +74,17 @@ demo: setup
 	$(BIN)/modforge demo
 
 bench: setup
-	$(BIN)/modforge bench
+	$(BIN)/modforge bench vdf
+	$(BIN)/modforge bench rsa
+
+# Not in CI: 1024-bit designs verilate in minutes and synthesise hierarchically for about an hour.
+bench-hw: setup
+	$(BIN)/modforge hw bench
+	$(BIN)/modforge hw report ozturk --bits 1024 --modulus vdf-alliance --method hierarchical
+	$(BIN)/modforge hw report predictive-montgomery --bits 1024 --modulus vdf-alliance --method hierarchical
 
 clean:
-	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis
+	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw
 	find python -name '_native*.so' -delete
 	find . -path ./.git -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 

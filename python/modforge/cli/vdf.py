@@ -72,7 +72,10 @@ def parse_x(group, text: str) -> int:
 def check_backend(name: str) -> str:
     """``auto`` or a backend the engine knows and this machine runs; ParameterError (exit 2) otherwise."""
     from ..engine import available_backends, backend_names
+    from ..engine.backends import SIM_PREFIX
 
+    if name.startswith(SIM_PREFIX):
+        return name  # a simulated design: the engine loads (and validates) it on first use
     if name not in backend_names():
         raise ParameterError("backend", f"unknown backend {name!r}; choose one of: {', '.join(backend_names())}")
     if name != "auto" and name not in available_backends():
@@ -170,6 +173,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         "squarings_per_second": round(t / result.eval_seconds) if result.eval_seconds > 0 else None,
         "checkpoints": len(ev.values), "plans": result.plans,
     }
+    if result.backend_report:
+        doc["backend_report"] = result.backend_report
     if result.proof is not None:
         doc.update(proof_type=result.proof.type, proof_seconds=round(result.proof_seconds, 6),
                    proof_processes=1 + result.workers, proof=result.proof.to_document())
@@ -185,6 +190,11 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     click.echo(f"evaluation   {result.eval_seconds:.3f} s on {ev.backend}"
                + (f" ({t / result.eval_seconds / 1e6:.3f} M squarings/s)" if result.eval_seconds > 0 else "")
                + f", {len(ev.values)} values stored")
+    rep = result.backend_report
+    if "cycles_per_squaring" in rep:
+        click.echo(f"hardware     {rep['cycles_per_squaring']} cycles/squaring on the simulated design; "
+                   f"{rep['projected_ns_per_squaring']} ns/squaring and {rep['projected_seconds']:.6f} s projected "
+                   f"at {rep['clock_mhz']} MHz ({rep['clock_source']})")
     if result.proof is not None:
         click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s on {1 + result.workers} "
                    f"process(es) ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)")

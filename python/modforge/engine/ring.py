@@ -43,5 +43,10 @@ class ModRing:
             raise ParameterError("e", "negative exponents are not supported")
         return self._impl.pow(self._check("x", x), e)
 
+    def report(self) -> dict:
+        """What the backend says about its work so far (a simulated design: cycles, projected time); may be empty."""
+        report = getattr(self._impl, "report", None)
+        return report() if callable(report) else {}
+
     def __repr__(self) -> str:
         return f"ModRing({self.bits}-bit modulus, backend={self.backend!r})"

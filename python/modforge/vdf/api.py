@@ -128,6 +128,7 @@ class Run:
     plans: dict[str, Any] = field(default_factory=dict)
     eval_cpu_seconds: float = 0.0      # this process only: with helpers, the proof's critical path
     proof_cpu_seconds: float = 0.0
+    backend_report: dict[str, Any] = field(default_factory=dict)  # e.g. a simulated design's cycles
 
 
 def default_workers(group: Group, t: int, proof_type: str | None, memory: int, cost: CostModel) -> int:
@@ -179,4 +180,5 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
         plans["wesolowski"] = wes.as_dict()
     if pie is not None:
         plans["pietrzak"] = pie.as_dict()
-    return Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1)
+    return Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1,
+               ring.report())

@@ -1,0 +1,232 @@
+"""``modforge hw``: generate, simulate and inspect the RTL of the seeds' squarers (docs/hardware.md).
+
+Exit codes: 0 success, 1 a check failed (a simulation mismatch, a forbidden operator, a lint
+error), 2 bad usage or bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..arith.base import ParameterError
+from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, _parse_options, parse_int
+
+
+class HwGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            ctx.exit(EXIT_BAD_INPUT)
+
+
+@click.group(cls=HwGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def hw() -> None:
+    """Generated RTL (Amaranth) for the seeds' squarers, verified with Verilator against the models."""
+
+
+def _arch_names() -> list[str]:
+    from ..hw.registry import ARCHITECTURES
+
+    return list(ARCHITECTURES)
+
+
+def design_options(f):
+    f = click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE",
+                     help="Any design parameter (see `modforge hw list`), repeatable.")(f)
+    f = click.option("--dsp-bits", type=int, help="DSP tile operand width [default: 17].")(f)
+    f = click.option("--word-bits", type=int, help="Digit weight d [default: 16].")(f)
+    f = click.option("--cycles", type=int, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")(f)
+    f = click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex) [default: a reproducible "
+                                                       "modulus of --bits bits; 'vdf-alliance' for 1024].")(f)
+    f = click.option("--bits", type=int, help="Design width in bits.")(f)
+    f = click.argument("arch", metavar="ARCH")(f)
+    return f
+
+
+def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
+            dsp_bits: int | None, opts: tuple[str, ...]):
+    from ..hw.flow import make_design
+    from ..hw.registry import arch_info
+
+    arch_info(arch)
+    options = _parse_options(opts)
+    for key, value in (("cycles", cycles), ("word_bits", word_bits), ("dsp_bits", dsp_bits)):
+        if value is not None:
+            options[key] = value
+    modulus = None
+    if modulus_text is not None:
+        if modulus_text.strip().lower() in ("vdf-alliance", "vdf_alliance"):
+            from ..data import vdf_alliance_modulus
+
+            modulus = vdf_alliance_modulus()
+        else:
+            modulus = parse_int(modulus_text, "modulus")
+    if bits is not None and bits < 8:
+        raise ParameterError("bits", f"must be at least 8, got {bits}")
+    return make_design(arch, bits=bits, modulus=modulus, options=options)
+
+
+@hw.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def list_cmd(as_json: bool) -> None:
+    """The architectures, their seeds and parameters."""
+    from ..hw.registry import ARCHITECTURES
+
+    rows = [{"arch": a.name, "summary": a.summary, "seed": a.seed, "options": a.options,
+             "defaults": a.defaults, "two_operands": a.two_operands} for a in ARCHITECTURES.values()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    for r in rows:
+        click.echo(f"{r['arch']:<22} {r['summary']}")
+        click.echo(f"{'':<22} seed {r['seed']}")
+        click.echo(f"{'':<22} options: " + ", ".join(f"{k}={v}" for k, v in r["options"].items()))
+
+
+@hw.command("gen")
+@design_options
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Directory to write the RTL, harness and manifest into.")
+@click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON.")
+def gen_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
+            dsp_bits: int | None, opts: tuple[str, ...], out_dir: str, as_json: bool) -> None:
+    """Write the RTL, the C++ harness and manifest.json for ARCH into a directory."""
+    from ..hw.flow import generate, rtl_name, write_files
+    from ..hw.scan import scan
+
+    design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
+    files = generate(design)
+    write_files(files, Path(out_dir))
+    manifest = json.loads(files["manifest.json"])
+    violations = scan(files[rtl_name(design)], design.dsp_bits)
+    manifest["forbidden_operators"] = [str(v) for v in violations]
+    if as_json:
+        click.echo(json.dumps(manifest, indent=1))
+    else:
+        click.echo(f"design      {design.describe()}")
+        click.echo(f"latency     {design.latency()} cycle(s); {design.cycles_per_op()} per operation")
+        res = manifest["resources"]
+        click.echo(f"resources   {res['dsp']} DSP ({res['dsp_tile']})" +
+                   (f", {res['roms']} ROMs, {res['rom_bits']} ROM bits" if "roms" in res else "") +
+                   f", depth estimate {res['depth_estimate_ps'] / 1000:.2f} ns (rough model, not timing)")
+        click.echo(f"params      sha256:{manifest['params_sha256']}")
+        for f in manifest["files"]:
+            click.echo(f"wrote       {Path(out_dir) / f['path']}")
+        click.echo(f"wrote       {Path(out_dir) / 'manifest.json'}")
+        click.echo(f"scan        {'no forbidden operators' if not violations else f'{len(violations)} FORBIDDEN'}")
+    if violations:
+        for v in violations[:10]:
+            click.echo(f"modforge: error: {v}", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+@hw.command("sim")
+@design_options
+@click.option("--vectors", type=int, default=1000, show_default=True, help="Random vectors after the edge cases.")
+@click.option("--chain", type=int, default=100, show_default=True, help="Chained squarings fed back in the design.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random vectors.")
+@click.option("--keep-vectors", type=click.Path(dir_okay=False), help="Also write the vector file here.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
+            dsp_bits: int | None, opts: tuple[str, ...], vectors: int, chain: int, seed: int,
+            keep_vectors: str | None, as_json: bool) -> None:
+    """Build (cached) and run the self-checking Verilator simulation of ARCH; exit 1 on any mismatch."""
+    from ..hw.flow import simulate
+
+    if vectors < 0 or chain < 0:
+        raise ParameterError("vectors", "--vectors and --chain must be non-negative")
+    design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
+    doc = simulate(design, vectors=vectors, chain=chain, seed=seed,
+                   keep_vectors=Path(keep_vectors) if keep_vectors else None)
+    ok = doc["mismatches"] == 0 and doc["exit_code"] == 0
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+    else:
+        click.echo(f"design      {design.describe()}")
+        b = doc["build"]
+        click.echo(f"build       {'cached' if b['cached'] else 'built'} in {b['directory']} "
+                   f"(generate {b.get('generate_s', 0):.1f} s, lint {b.get('lint_s', 0):.1f} s, "
+                   f"compile {b.get('build_s', 0):.1f} s when built)")
+        click.echo(f"vectors     {doc['vectors']} ({len(doc['edge_cases'])} named edge cases first, seed {seed}) "
+                   f"+ chain of {doc['chain']}" + (" (final value checked against pow())"
+                                                   if doc["chain_checked_against_pow"] else ""))
+        if doc["flags"]:
+            click.echo("flags       " + ", ".join(f"{k}={v}" for k, v in sorted(doc["flags"].items())))
+        click.echo(f"cycles/op   {doc['cycles_per_op']:.4f} (latency {design.latency()}; chained "
+                   f"{doc['chain_cycles_per_op']:.4f})")
+        click.echo(f"mismatches  {doc['mismatches']} of {doc['outputs']} results "
+                   f"({doc['latency_mismatches']} at the wrong cycle)")
+        if doc["mismatch_report"]:
+            click.echo(doc["mismatch_report"])
+    if not ok:
+        click.echo(f"modforge: error: {doc['mismatches']} mismatch(es) between the RTL and the model", err=True)
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+@hw.command("bench")
+@click.option("--arch", "archs", multiple=True, default=("ozturk", "predictive-montgomery"), show_default=True,
+              help="Architectures to run (repeatable).")
+@click.option("--t", "t", type=int, default=10_000, show_default=True, help="Chained squarings from x = 2.")
+@click.option("--modulus", "modulus_text", default="vdf-alliance", show_default=True,
+              help="Modulus (decimal, 0x-hex, or 'vdf-alliance').")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) -> None:
+    """The 1024-bit acceptance run (`make bench-hw`): T chained squarings of x = 2 on the simulated
+    squarers, compared with the model, pow() and the native engine; cycles per squaring."""
+    import time
+
+    from ..engine import ModRing
+    from ..hw.flow import make_design, simulate
+
+    if modulus_text.strip().lower() in ("vdf-alliance", "vdf_alliance"):
+        from ..data import vdf_alliance_modulus
+
+        modulus = vdf_alliance_modulus()
+    else:
+        modulus = parse_int(modulus_text, "modulus")
+    t0 = time.perf_counter()
+    expected = ModRing(modulus, backend="auto")
+    y_native = expected.sqr_n(2, t)
+    native_s = time.perf_counter() - t0
+    rows = []
+    ok = True
+    for arch in archs:
+        design = make_design(arch, bits=modulus.bit_length() if arch != "san-montgomery" else None,
+                             modulus=modulus)
+        doc = simulate(design, vectors=100, chain=t, seed=1, chain_x=2)
+
+        row = {"arch": arch, "bits": design.design_bits, "t": t, "mismatches": doc["mismatches"],
+               "chain_cycles_per_op": doc["chain_cycles_per_op"], "cycles_per_op": doc["cycles_per_op"],
+               "flags": doc["flags"], "matches_pow_and_model": doc["chain_checked_against_pow"],
+               "native_backend": expected.backend, "native_y_matches": True,
+               "resources": design.resources(), "build": doc["build"], "seconds": doc["seconds"]}
+        # The chain ran from x = 2; its final value was checked against pow() and the model, and the
+        # native engine must agree with pow() too.
+        row["native_y_matches"] = y_native == pow(2, 1 << t, modulus)
+        ok = ok and doc["mismatches"] == 0 and row["native_y_matches"] and row["matches_pow_and_model"]
+        rows.append(row)
+    out = {"modulus_bits": modulus.bit_length(), "t": t, "native_seconds": round(native_s, 6), "runs": rows}
+    if as_json:
+        click.echo(json.dumps(out, indent=1))
+    else:
+        for r in rows:
+            click.echo(f"{r['arch']:<22} {r['bits']} bits, t = {t}: mismatches {r['mismatches']}, "
+                       f"{r['chain_cycles_per_op']:.4f} cycles/squaring, flags {r['flags'] or '-'}, "
+                       f"native ({r['native_backend']}) agrees: {r['native_y_matches']}")
+    if not ok:
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+# Synthesis report and design-space sweep live in their own module (Yosys and
+# matplotlib load only when these commands run).
+from .hw_report import explore_cmd, report_cmd  # noqa: E402
+
+hw.add_command(report_cmd)
+hw.add_command(explore_cmd)

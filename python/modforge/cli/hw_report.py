@@ -1,0 +1,195 @@
+"""``modforge hw report`` and ``modforge hw explore``: Yosys synthesis figures and the design-space sweep.
+
+Both are standalone click commands, attached to the ``hw`` group in :mod:`modforge.cli.hw`::
+
+    from .hw_report import explore_cmd, report_cmd
+    hw.add_command(report_cmd)
+    hw.add_command(explore_cmd)
+
+Exit codes: 0 success, 2 bad usage or input (one line on stderr), 1 a synthesis failed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..arith.base import ParameterError
+from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+
+_LABELS = [("lut", "LUT"), ("ff", "FF (upper bound)"), ("dsp", "DSP"), ("carry", "carry cells"), ("muxf", "MUXF"),
+           ("ram_cells", "RAM cells"), ("rom_bits", "ROM bits"), ("ram_bits", "RAM bits"),
+           ("depth", "logic depth (levels)")]
+
+
+def _fail(msg: str, code: int = EXIT_BAD_INPUT) -> None:
+    click.echo(f"modforge: error: {msg}", err=True)
+    sys.exit(code)
+
+
+def _int_list(text: str, what: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise ParameterError(what, f"must be a comma-separated list of integers, got {text!r}") from None
+    if not out:
+        raise ParameterError(what, "is empty")
+    return out
+
+
+def _targets(target: str) -> tuple[str, ...]:
+    if target == "both":
+        return ("xilinx", "intel")
+    return (target,)
+
+
+def _print_report(doc: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    con = Console()
+    tg = list(doc["targets"])
+    method = doc["method"]
+    table = Table(title=f"{doc['arch']} {doc['bits']} bits: Yosys {method} synthesis "
+                        f"({'one piece' if method == 'flat' else 'pieces summed'})")
+    table.add_column("figure")
+    for t in tg:
+        table.add_column(t, justify="right")
+    table.add_column("declared by the generator", justify="right")
+    declared = {"dsp": doc["declared"]["dsp"], "rom_bits": doc["declared"]["rom_bits"]}
+    for key, label in _LABELS:
+        cells = []
+        for t in tg:
+            f = doc["targets"][t]["figures"][key]
+            cells.append(f"{f['value']:,}" + ("" if f["flat"] else " (summed)"))
+        d = declared.get(key)
+        table.add_row(label, *cells, "" if d is None else f"{d:,}")
+    table.add_row("cycles per operation", *[str(doc["cycles_per_op"]) for _ in tg], "")
+    con.print(table)
+    for t in tg:
+        r = doc["targets"][t]
+        path = ", ".join(f"{v} {k}" for k, v in r["figures"]["depth"]["path"].items())
+        when = "cached" if r["cached"] else f"{r['seconds']} s"
+        con.print(f"[bold]{t}[/]: depth path {path or '-'}; {when}; {doc['yosys']}")
+        if r["method"] == "hierarchical":
+            k = r["pieces"]["kinds"]
+            con.print("  pieces: " + "; ".join(f"{name} {v['distinct']} distinct x {v['instances']} instances"
+                                               for name, v in sorted(k.items()))
+                      + f"; rest (registers, control, muxes, splits): {r['pieces']['glue']['lut']:,} LUT")
+        con.print(f"  script: {' ; '.join(s for s in r['script'] if not s.startswith('read_verilog -lib'))}")
+    con.print("FF counts are upper bounds (Yosys leaves DSP pipeline registers in fabric); Yosys maps UltraScale+ "
+              "carries to CARRY4, not CARRY8. These are Yosys estimates, not Vivado or Quartus results.")
+
+
+@click.command("report")
+@click.argument("arch", metavar="ARCH")
+@click.option("--bits", type=int, help="Design width in bits.")
+@click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex) [default: a reproducible modulus of "
+                                                "--bits bits; 'vdf-alliance' for 1024].")
+@click.option("--cycles", type=int, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")
+@click.option("--word-bits", type=int, help="Digit weight d [default: 16].")
+@click.option("--dsp-bits", type=int, help="DSP tile operand width [default: 17].")
+@click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE", help="Any design parameter, repeatable.")
+@click.option("--target", type=click.Choice(["xilinx", "intel", "both"]), default="xilinx", show_default=True,
+              help="Yosys flow: synth_xilinx (UltraScale+), synth_intel_alm (Cyclone V ALMs), or both.")
+@click.option("--method", type=click.Choice(["auto", "flat", "hierarchical"]), default="auto", show_default=True,
+              help="auto: flat up to 256 bits, pieces summed above.")
+@click.option("--jobs", type=int, default=2, show_default=True, help="Parallel Yosys runs (hierarchical).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
+               dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
+               as_json: bool) -> None:
+    """Synthesise ARCH with Yosys: LUT, FF, DSP, carry and RAM/ROM counts and logic depth."""
+    from .hw import _design
+
+    try:
+        if jobs < 1:
+            raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+        design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
+        from ..hw.synth import report
+
+        progress = None
+        if not as_json and sys.stderr.isatty():
+            def progress(t: str, i: int, n: int) -> None:
+                click.echo(f"\r{t}: {i}/{n} Yosys runs", nl=False, err=True)
+        doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress)
+    except ParameterError as exc:
+        _fail(str(exc))
+        return
+    except RuntimeError as exc:
+        _fail(str(exc).splitlines()[0] if str(exc) else "synthesis failed", EXIT_CHECK_FAILED)
+        return
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+    else:
+        if sys.stderr.isatty():
+            click.echo("", err=True)
+        _print_report(doc)
+
+
+@click.command("explore")
+@click.option("--archs", default="ozturk,predictive-montgomery,san-montgomery", show_default=True,
+              help="Comma-separated architectures.")
+@click.option("--bits", "bits_text", default="64,128,256,512,1024", show_default=True, help="Comma-separated widths.")
+@click.option("--word-bits", "word_text", default="16,32", show_default=True, help="Comma-separated word sizes d.")
+@click.option("--target", type=click.Choice(["xilinx", "intel"]), default="xilinx", show_default=True)
+@click.option("--jobs", type=int, default=2, show_default=True, help="Worker processes (one point each).")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Directory for explore.csv, explore.json and pareto.png.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")
+def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: int, out_dir: str,
+                as_json: bool) -> None:
+    """Sweep architecture x width x word size with Yosys; CSV, JSON and a Pareto plot beside the seeds'
+    published figures (published, not measured here)."""
+    from ..hw.explore import explore, grid
+
+    try:
+        arch_list = [a for a in archs.replace(" ", "").split(",") if a]
+        bits = _int_list(bits_text, "bits")
+        words = _int_list(word_text, "word_bits")
+        points = grid(arch_list, bits, words)
+        if jobs < 1:
+            raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+    except ParameterError as exc:
+        _fail(str(exc))
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=as_json, disable=as_json) as bar:
+        task = bar.add_task("synthesising", total=len(points))
+
+        def progress(row: dict[str, Any]) -> None:
+            bar.update(task, advance=1, description=f"{row['arch']} {row['bits']}b d={row['word_bits']}: "
+                                                    f"{row.get('status')}")
+
+        doc = explore(arch_list, bits, words, Path(out_dir), jobs=jobs, target=target, progress=progress)
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"hw explore ({target}, {doc['yosys']}; * = summed)")
+    for col in ("arch", "bits", "d", "cycles/op", "LUT", "FF", "DSP", "ROM bits", "depth", "status"):
+        table.add_column(col, justify="left" if col in ("arch", "status") else "right")
+    for r in doc["points"]:
+        if r.get("status") == "ok":
+            table.add_row(r["arch"], f"{r['bits']}{'' if r['flat'] else '*'}", str(r["word_bits"]),
+                          str(r["cycles_per_op"]), f"{r['lut']:,}", f"{r['ff']:,}", f"{r['dsp']:,}",
+                          f"{r['rom_bits']:,}", str(r["depth"]), "ok")
+        else:
+            table.add_row(r["arch"], str(r["bits"]), str(r["word_bits"]), "", "", "", "", "", "",
+                          f"{r['status']}: {r.get('error', '')[:60]}")
+    Console().print(table)
+    for f in doc["files"]:
+        click.echo(f"wrote {f}")
+    if any(r.get("status") == "failed" for r in doc["points"]):
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+__all__ = ["report_cmd", "explore_cmd"]

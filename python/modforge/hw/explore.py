@@ -1,0 +1,206 @@
+"""Design-space sweep (``modforge hw explore``): architecture x width x word size, synthesised on a
+process pool, written to CSV and JSON and drawn as a Pareto plot beside the seeds' published figures.
+
+Every point is one :func:`modforge.hw.synth.report` (flat up to 256 bits, hierarchically summed
+above), so points share the synthesis cache with ``modforge hw report``.  A point whose parameters
+an architecture refuses (``predictive-montgomery`` needs digits that fit one DSP tile, so
+``word_bits=32`` with the default 17-bit tile is refused) is written with its reason, not dropped.
+
+The plot (matplotlib, Agg backend) has three panels: LUTs against cycles per operation (ours and
+the published rows), LUTs against logic depth (ours; published papers give nanoseconds, not
+levels), and the published rows' LUTs against their latency in ns.  Published rows are drawn as
+hollow grey markers and labelled "published, not measured here" (:mod:`modforge.hw.published`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..arith.base import ParameterError
+
+CSV_FIELDS = ["arch", "bits", "word_bits", "target", "status", "method", "cycles_per_op", "latency", "lut", "ff",
+              "dsp", "carry", "muxf", "ram_cells", "rom_bits", "depth", "flat", "declared_dsp", "seconds", "error"]
+
+
+@dataclass(frozen=True)
+class Point:
+    arch: str
+    bits: int
+    word_bits: int
+
+    def label(self) -> str:
+        return f"{self.arch} {self.bits}b d={self.word_bits}"
+
+
+def grid(archs: list[str], bits: list[int], word_bits: list[int]) -> list[Point]:
+    from .registry import arch_info
+
+    for a in archs:
+        arch_info(a)
+    for b in bits:
+        if b < 16 or b > 4096:
+            raise ParameterError("bits", f"each width must be between 16 and 4096, got {b}")
+    for w in word_bits:
+        if w < 2 or w > 64:
+            raise ParameterError("word_bits", f"each word size must be between 2 and 64, got {w}")
+    return [Point(a, b, w) for a in archs for b in bits for w in word_bits]
+
+
+def run_point(point: Point, target: str = "xilinx") -> dict[str, Any]:
+    """Synthesise one point; never raises (errors become the row's ``error``)."""
+    from .flow import make_design
+    from .synth import report, summary_row
+
+    t0 = time.perf_counter()
+    row: dict[str, Any] = {"arch": point.arch, "bits": point.bits, "word_bits": point.word_bits, "target": target}
+    try:
+        design = make_design(point.arch, bits=point.bits, options={"word_bits": point.word_bits})
+    except ParameterError as exc:
+        row.update(status="refused", error=str(exc), seconds=round(time.perf_counter() - t0, 2))
+        return row
+    try:
+        doc = report(design, (target,))
+    except Exception as exc:  # a tool failure is a result of the sweep, not its end
+        row.update(status="failed", error=f"{type(exc).__name__}: {str(exc)[:500]}",
+                   seconds=round(time.perf_counter() - t0, 2))
+        return row
+    row.update(summary_row(doc, target))
+    row.update(status="ok", latency=doc["latency"], declared_dsp=doc["declared"]["dsp"], error="",
+               seconds=round(time.perf_counter() - t0, 2))
+    return row
+
+
+def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
+          progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Run every point on a local process pool (``jobs`` workers); rows in grid order."""
+    if jobs < 1:
+        raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+    rows: dict[Point, dict[str, Any]] = {}
+    if jobs == 1 or len(points) == 1:
+        for p in points:
+            rows[p] = run_point(p, target)
+            if progress:
+                progress(rows[p])
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as ex:
+            futs = {ex.submit(run_point, p, target): p for p in points}
+            for f in as_completed(futs):
+                rows[futs[f]] = f.result()
+                if progress:
+                    progress(rows[futs[f]])
+    return [rows[p] for p in points]
+
+
+def pareto(points: list[tuple[float, float]]) -> list[int]:
+    """Indices of the points no other point beats on both coordinates (both minimised)."""
+    out = []
+    for i, (x, y) in enumerate(points):
+        if not any((x2 <= x and y2 <= y) and (x2 < x or y2 < y) for j, (x2, y2) in enumerate(points) if j != i):
+            out.append(i)
+    return sorted(out, key=lambda i: points[i])
+
+
+def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r.get(k, "") for k in CSV_FIELDS})
+
+
+def plot(rows: list[dict[str, Any]], path: Path, published: list[Any] | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .published import PUBLISHED_NOTE, rows as published_rows
+
+    pub = published if published is not None else published_rows()
+    ok = [r for r in rows if r.get("status") == "ok"]
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.6))
+    markers = {"ozturk": "o", "predictive-montgomery": "s", "san-montgomery": "^"}
+    colours = {16: "tab:blue", 32: "tab:orange", 64: "tab:green"}
+    panels = [(axes[0], "cycles_per_op", "cycles per operation"), (axes[1], "depth", "logic depth (levels, Yosys)")]
+    for ax, key, xlabel in panels:
+        pts = []
+        for r in ok:
+            x, y = r[key], r["lut"]
+            pts.append((x, y))
+            ax.scatter([x], [y], marker=markers.get(r["arch"], "x"), color=colours.get(r["word_bits"], "tab:red"),
+                       s=45, zorder=3)
+            ax.annotate(f"{r['bits']}{'' if r['flat'] else '*'}", (x, y), fontsize=7, xytext=(3, 3),
+                        textcoords="offset points")
+        front = pareto(pts)
+        if len(front) > 1:
+            ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], color="black", lw=1, ls="--",
+                    label="Pareto front (ours)", zorder=2)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("LUTs")
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+    ax0 = axes[0]
+    for p in pub:
+        if p.lut and p.cycles:
+            ax0.scatter([p.cycles], [p.lut], marker=markers.get(p.arch, "D"), facecolors="none", edgecolors="grey",
+                        s=60, zorder=4)
+    ax2 = axes[2]
+    for p in pub:
+        if p.lut and p.latency_ns:
+            ax2.scatter([p.latency_ns], [p.lut], marker=markers.get(p.arch, "D"), facecolors="none",
+                        edgecolors="grey", s=60)
+            ax2.annotate(f"{p.seed} {p.bits}b" + (f" d={p.word_bits}" if p.seed == "002" else ""),
+                         (p.latency_ns, p.lut), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax2.set_xlabel("latency per operation (ns)")
+    ax2.set_ylabel("LUTs")
+    ax2.set_yscale("log")
+    ax2.grid(True, which="both", alpha=0.3)
+    ax2.set_title(f"seeds 000 and 002: {PUBLISHED_NOTE}", fontsize=9)
+    axes[0].set_title("area vs cycles per operation", fontsize=10)
+    axes[1].set_title("area vs logic depth", fontsize=10)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], marker=m, ls="", color="black", label=a) for a, m in markers.items()]
+    handles += [Line2D([], [], marker="o", ls="", color=c, label=f"ours, d={w}") for w, c in colours.items()]
+    handles.append(Line2D([], [], marker="o", ls="", markerfacecolor="none", markeredgecolor="grey",
+                          label=PUBLISHED_NOTE))
+    handles.append(Line2D([], [], ls="--", color="black", label="Pareto front (ours)"))
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.suptitle("modforge hw explore: Yosys synth_xilinx (UltraScale+) estimates; labels are widths, "
+                 "* = hierarchically summed", fontsize=10)
+    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Path, jobs: int = 2,
+            target: str = "xilinx", progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Run the sweep and write ``explore.csv``, ``explore.json`` and ``pareto.png`` into ``out_dir``."""
+    from .published import rows as published_rows
+    from .synth import FLAT_LIMIT, yosys_version
+
+    points = grid(archs, bits, word_bits)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    rows = sweep(points, jobs=jobs, target=target, progress=progress)
+    secs = time.perf_counter() - t0
+    pub = published_rows()
+    doc = {"target": target, "yosys": yosys_version(), "flat_limit": FLAT_LIMIT, "jobs": jobs,
+           "seconds": round(secs, 1), "points": rows,
+           "published": [p.as_dict() for p in pub],
+           "notes": ["our figures are Yosys estimates (see docs/hardware-report.md); published rows are "
+                     "Vivado / Vivado HLS results from the seeds: published, not measured here"]}
+    write_csv(rows, out_dir / "explore.csv")
+    (out_dir / "explore.json").write_text(json.dumps(doc, indent=1) + "\n")
+    plot(rows, out_dir / "pareto.png", pub)
+    doc["files"] = [str(out_dir / n) for n in ("explore.csv", "explore.json", "pareto.png")]
+    return doc
+
+
+__all__ = ["Point", "grid", "run_point", "sweep", "pareto", "write_csv", "plot", "explore", "CSV_FIELDS"]

@@ -1,0 +1,60 @@
+"""The architectures the generators know, imported lazily (Amaranth loads only when a design is built)."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..arith.base import ParameterError
+
+
+@dataclass(frozen=True)
+class ArchInfo:
+    name: str
+    module: str
+    summary: str
+    seed: str
+    two_operands: bool = False
+    flags: bool = False
+    defaults: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, str] = field(default_factory=dict)
+
+    def make(self, modulus: int, bits: int | None, options: dict[str, Any]) -> Any:
+        mod = importlib.import_module(self.module)
+        return mod.design_from_options(modulus, bits, options)
+
+
+ARCHITECTURES: dict[str, ArchInfo] = {
+    "ozturk": ArchInfo(
+        "ozturk", "modforge.hw.ozturk",
+        "Ozturk's fixed-modulus RBR squarer with ROM table reduction; cycles per squaring a parameter",
+        "000 (Ozturk multiplier), 002 Sec. I",
+        defaults={"word_bits": 16, "redundant_bits": 1, "redundant_words": 2, "lut_bits": 6, "cycles": 1,
+                  "dsp_bits": 17},
+        options={"word_bits": "d (16)", "redundant_bits": "r (1)", "redundant_words": "extra digits (2)",
+                 "lut_bits": "ROM address bits (6)", "cycles": "cycles per squaring, 1..layers (1)",
+                 "dsp_bits": "DSP tile operand width (17)"}),
+    "predictive-montgomery": ArchInfo(
+        "predictive-montgomery", "modforge.hw.predictive",
+        "Predictive redundant Montgomery squarer: one multi-mode array, 3 passes, boundary checks, fallback",
+        "000 (Predictive Montgomery multiplier)", flags=True,
+        defaults={"word_bits": 16, "redundant_bits": 1, "extra_words": 1, "guard_words": 3, "dsp_bits": 17},
+        options={"word_bits": "d (16)", "extra_words": "words above ceil(n/d) (1)", "guard_words": "x (3)",
+                 "dsp_bits": "DSP tile operand width (17)"}),
+    "san-montgomery": ArchInfo(
+        "san-montgomery", "modforge.hw.san",
+        "San's low-latency Montgomery multiplier on Ozturk RBR products (Alg. 4/6), exact low carry",
+        "002 (Alg. 4, 6, Tables I-II)", two_operands=True,
+        defaults={"word_bits": 16, "digits": None, "cycles": 1, "dsp_bits": 17},
+        options={"word_bits": "d: 16, 32 or 64 (16)", "digits": "k (default: smallest with feedback)",
+                 "cycles": "cycles per product, 1..layers (1)", "dsp_bits": "DSP tile operand width (17)"}),
+}
+
+
+def arch_info(name: str) -> ArchInfo:
+    try:
+        return ARCHITECTURES[name]
+    except KeyError:
+        raise ParameterError("arch", f"unknown architecture {name!r}; choose one of: "
+                                     f"{', '.join(ARCHITECTURES)}") from None

@@ -1,0 +1,88 @@
+"""`modforge hw gen/sim` and the engine's `sim:<design>` backend."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from modforge.cli.main import cli
+from modforge.engine import ModRing
+
+from .helpers import hw_modulus
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_gen_writes_rtl_harness_and_manifest(tmp_path) -> None:
+    res = run("hw", "gen", "ozturk", "--bits", "64", "--modulus", hex(hw_modulus(64)), "--cycles", "2",
+              "-o", str(tmp_path), "--json")
+    assert res.exit_code == 0, res.output
+    man = json.loads(res.output)
+    assert man["latency"] == 2 and man["forbidden_operators"] == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["harness.cpp", "manifest.json", "mf_ozturk_64.v"]
+    assert json.loads((tmp_path / "manifest.json").read_text())["params_sha256"] == man["params_sha256"]
+
+
+def test_sim_json_reports_vectors_mismatches_and_cycles_per_op() -> None:
+    res = run("hw", "sim", "ozturk", "--bits", "64", "--modulus", hex(hw_modulus(64)), "--vectors", "300",
+              "--chain", "30", "--seed", "5", "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["vectors"] >= 300 and doc["mismatches"] == 0 and doc["cycles_per_op"] == 1.0
+    assert doc["chain"] == 30 and doc["seed"] == 5
+
+
+@pytest.mark.parametrize("args,param", [
+    (("hw", "gen", "booth", "--bits", "64", "-o", "x"), "arch"),
+    (("hw", "sim", "ozturk", "--bits", "64", "--opt", "cycles=0"), "cycles"),
+    (("hw", "sim", "ozturk"), "bits"),
+    (("hw", "sim", "predictive-montgomery", "--bits", "64", "--cycles", "2"), "cycles"),
+])
+def test_bad_input_exits_2_naming_the_parameter(args, param: str) -> None:
+    res = CliRunner().invoke(cli, list(args))
+    assert res.exit_code == 2, res.output
+    assert f"modforge: error: {param}:" in res.output
+
+
+@pytest.mark.parametrize("arch", ["ozturk", "predictive-montgomery", "san-montgomery"])
+def test_engine_sim_backend_squares_on_the_design(arch: str) -> None:
+    n = hw_modulus(64)
+    ring = ModRing(n, backend=f"sim:{arch}")
+    gmp = ModRing(n, backend="gmp")
+    for x in (0, 1, 2, n - 1, n // 3):
+        assert ring.sqr(x) == gmp.sqr(x)
+        assert ring.sqr_n(x, 37) == gmp.sqr_n(x, 37)
+    assert ring.sqr_n(5, 0) == 5
+    rep = ring._impl.report()
+    assert rep["squarings"] == 5 * 38 and rep["cycles"] >= rep["squarings"] * ring._impl.design.cycles_per_op()
+    assert rep["projected_seconds"] > 0 and rep["clock_mhz"] > 0
+    ring._impl.close()
+
+
+@pytest.mark.parametrize("arch", ["ozturk", "predictive-montgomery"])
+def test_vdf_on_the_simulated_squarer_matches_gmp_at_256_bits(arch: str) -> None:
+    """t = 10,000 squarings of a 256-bit VDF through the engine API (shares the 256-bit test builds)."""
+    from modforge.vdf import run as vdf_run
+
+    n = hw_modulus(256)
+    sim = vdf_run(n, 7, 10_000, None, backend=f"sim:{arch}")
+    ref = vdf_run(n, 7, 10_000, None, backend="gmp")
+    assert sim.evaluation.y == ref.evaluation.y
+    assert sim.evaluation.backend == f"sim:{arch}"
+
+
+def test_vdf_eval_cli_accepts_the_sim_backend() -> None:
+    n = hw_modulus(256)
+    res = CliRunner().invoke(cli, ["vdf", "eval", "--modulus", hex(n), "--x", "7", "--t", "1000", "--backend",
+                                   "sim:ozturk", "--json"])
+    ref = CliRunner().invoke(cli, ["vdf", "eval", "--modulus", hex(n), "--x", "7", "--t", "1000", "--backend",
+                                   "gmp", "--json"])
+    assert ref.exit_code == 0, ref.output
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["y"] == json.loads(ref.output)["y"]
+    assert doc["backend_report"]["squarings"] >= 1000 and doc["backend_report"]["cycles_per_squaring"] >= 1

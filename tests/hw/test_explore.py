@@ -1,0 +1,78 @@
+"""`modforge hw explore`: grid, Pareto front, and the CSV / JSON / PNG it writes.
+
+The sweep machinery is tested on a 2-point grid with the synthesis replaced by a stub (in-process,
+``jobs=1``), so the test takes a second; the real Yosys path is covered by tests/hw/test_synth.py
+and shares its cache with the sweep.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from modforge.arith.base import ParameterError
+from modforge.hw import explore, synth
+
+
+def _fake_report(design, targets=("xilinx",), method="auto", jobs=1, progress=None):
+    figs = {k: {"value": v, "flat": design.design_bits <= synth.FLAT_LIMIT}
+            for k, v in {"lut": 1000 * design.words, "ff": 100, "dsp": design.resources()["dsp"], "carry": 10,
+                         "muxf": 0, "ram_cells": 0, "rom_bits": design.resources().get("rom_bits", 0),
+                         "ram_bits": 0, "depth": 20 + design.words}.items()}
+    figs["depth"]["path"] = {"lut": 10}
+    return {"arch": design.arch, "bits": design.design_bits, "params": {"word_bits": design.word_bits},
+            "latency": design.latency(), "cycles_per_op": design.cycles_per_op(),
+            "declared": {"dsp": design.resources()["dsp"]},
+            "targets": {t: {"method": "flat", "figures": figs} for t in targets}}
+
+
+@pytest.fixture
+def stub_synthesis(monkeypatch):
+    monkeypatch.setattr(synth, "report", _fake_report)
+    monkeypatch.setattr(synth, "yosys_version", lambda: "Yosys (stub)")
+
+
+def test_explore_two_points_writes_csv_json_png(tmp_path, stub_synthesis):
+    doc = explore.explore(["ozturk", "predictive-montgomery"], [64], [16], tmp_path, jobs=1)
+    assert [p["status"] for p in doc["points"]] == ["ok", "ok"]
+    with open(tmp_path / "explore.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["arch"] for r in rows] == ["ozturk", "predictive-montgomery"]
+    assert rows[1]["cycles_per_op"] == "3" and int(rows[0]["lut"]) > 0
+    data = json.loads((tmp_path / "explore.json").read_text())
+    assert len(data["points"]) == 2
+    assert any(p["table"] == "002 Table I" for p in data["published"])
+    assert all(p["source"] == "published, not measured here" for p in data["published"])
+    png = (tmp_path / "pareto.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_explore_records_refused_points(tmp_path, stub_synthesis):
+    rows = explore.sweep(explore.grid(["predictive-montgomery"], [64], [32]), jobs=1)
+    assert rows[0]["status"] == "refused" and rows[0]["error"].startswith("word_bits")
+
+
+def test_grid_and_pareto():
+    pts = explore.grid(["ozturk", "san-montgomery"], [64, 128], [16, 32])
+    assert len(pts) == 8
+    with pytest.raises(ParameterError):
+        explore.grid(["nope"], [64], [16])
+    with pytest.raises(ParameterError):
+        explore.grid(["ozturk"], [8], [16])
+    assert explore.pareto([(1, 10), (2, 5), (3, 6), (1, 12), (4, 1)]) == [0, 1, 4]
+
+
+def test_explore_cli(tmp_path, stub_synthesis):
+    from modforge.cli.hw_report import explore_cmd
+
+    res = CliRunner().invoke(explore_cmd, ["--archs", "ozturk", "--bits", "64,128", "--word-bits", "16",
+                                           "--jobs", "1", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert [p["bits"] for p in doc["points"]] == [64, 128]
+    assert (tmp_path / "pareto.png").exists()
+    res = CliRunner().invoke(explore_cmd, ["--bits", "64,x", "--out", str(tmp_path)])
+    assert res.exit_code == 2
