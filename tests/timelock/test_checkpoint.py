@@ -13,7 +13,7 @@ from modforge.arith.base import ParameterError
 from modforge.engine import ModRing as RealModRing
 from modforge.timelock import CheckpointStore, SquaringTask, TimelockError, load_puzzle_file, solve
 from modforge.timelock.checkpoint import digest
-from modforge.timelock.fsutil import atomic_write
+from modforge.fileio import atomic_write
 
 
 def _partial(tmp_path, steps=(1000, 2500, 4000), t=6000):

@@ -179,7 +179,7 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
     if result.payload is not None:
         kind, shown = render_message(result.payload)
         if output_path is not None:
-            from ..timelock.fsutil import atomic_write
+            from ..fileio import atomic_write
 
             atomic_write(Path(output_path), result.payload)
     if as_json:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
+from ..fileio import atomic_write
 from . import harness as harness_mod
 from . import verilator as vl
 from .common import GENERATOR, HW_VERSION, digest, params_dict
@@ -134,9 +135,7 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
     paths = []
     for name, text in files.items():
         path = out_dir / name
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, path)
+        atomic_write(path, text)
         paths.append(path)
     return paths
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
-from .fsutil import atomic_write, remove_stale_temps
+from ..fileio import atomic_write, remove_stale_temps
 from .puzzle import SquaringTask, canonical_json
 
 CHECKPOINT_FORMAT = "modforge-timelock-checkpoint"

@@ -21,7 +21,7 @@ from typing import Any
 import gmpy2
 
 from ..arith.base import ParameterError
-from .fsutil import atomic_write
+from ..fileio import atomic_write
 from .puzzle import PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
 MIN_BITS = 256

@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError
+from ..fileio import atomic_write
 from .evaluation import MAX_T, Evaluation
 from .fiat_shamir import PROOF_TYPES
 from .group import Group, Reject
@@ -219,50 +219,9 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
         raise ParameterError(what, f"{p} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
 
 
-def _umask() -> int:
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    return 0o022
-
-
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` so that ``path`` holds either its old content or all of the new one, even after a crash.
-
-    A temporary file in the same directory is written, flushed and fsynced, then renamed over ``path``
-    (``os.replace``, atomic on POSIX), and the directory is fsynced so the rename itself is durable.
-    """
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
-
+    """Write ``text`` so that ``path`` holds either its old content or all of the new one, even after a crash."""
+    atomic_write(path, text)
 
 def write_proof(path: str | os.PathLike, proof: Proof) -> None:
     atomic_write_text(path, proof.to_json())

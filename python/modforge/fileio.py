@@ -1,4 +1,4 @@
-"""Crash-safe file writes.
+"""Crash-safe file writes, for every file modforge produces (puzzles, checkpoints, proofs, signatures, RTL).
 
 ``atomic_write`` puts the bytes in a temporary file in the target's own
 directory, fsyncs it, renames it over the target with ``os.replace`` (atomic
@@ -31,8 +31,22 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` by ``data`` atomically and durably (see the module docstring)."""
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> None:
+    """Replace ``path`` by ``data`` atomically and durably (see the module docstring).
+
+    Text is written as UTF-8.  ``mode`` defaults to what a plain ``open`` would
+    give (0o666 less the umask); secrets pass 0o600.
+    """
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if mode is None:
+        mode = 0o666 & ~_umask()
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=directory)
