@@ -5,6 +5,11 @@ modular squaring at each width for every engine backend this machine runs,
 natively built GMP, OpenSSL and gmpy2, interleaved in one run; see
 docs/benchmarks.md.  Exit codes: 0 measured, 1 some implementation returned a
 wrong result, 2 bad options.
+
+``modforge bench rsa`` counts RSA private operations per second per core,
+ours (through the kernel ``auto`` picks) beside ``openssl speed`` and the
+``cryptography`` library; ``modforge bench ct`` is a dudect-style timing test
+of the private-key path (exit 1 when |t| > 4.5).
 """
 
 from __future__ import annotations
@@ -114,3 +119,135 @@ def vdf(bits_text: str, repeats: int, seconds: float, as_json: bool, markdown: b
     if as_json and markdown:
         raise ParameterError("json", "choose one of --json and --markdown")
     _run_vdf(bits_text, repeats, seconds, as_json, markdown, build, anchors, pin, clock)
+
+
+def _bits_list(text: str) -> tuple[int, ...]:
+    from ..bench.vdf import parse_bits
+
+    return parse_bits(text)
+
+
+@bench.command()
+@click.option("--bits", "bits_text", default="2048,3072,4096", show_default=True, metavar="N[,N...]",
+              help="Key sizes (1024 to 4096); one key per size is generated once and cached.")
+@click.option("--seconds", type=float, default=2.0, show_default=True,
+              help="Duration of one run of each implementation (openssl speed: rounded to whole seconds, >= 1).")
+@click.option("--repeats", type=int, default=3, show_default=True, help="Round-robin rounds per size.")
+@click.option("--backend", default="auto", show_default=True,
+              help="Our kernel (auto: native when built, else python); the kernel that ran is reported.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
+@click.option("--markdown", is_flag=True, help="Print the Markdown table used in docs/benchmarks.md.")
+@click.option("--openssl/--no-openssl", default=True, show_default=True, help="Run `openssl speed` beside ours.")
+@click.option("--openssl-multi/--no-openssl-multi", default=True, show_default=True,
+              help="Also run `openssl speed -multi 1` (its figure is by elapsed time, so load lowers it).")
+@click.option("--cryptography/--no-cryptography", "use_cryptography", default=True, show_default=True,
+              help="Time the cryptography library beside ours.")
+@click.option("--pin/--no-pin", default=True, show_default=True, help="Pin to one CPU (openssl inherits it).")
+@click.option("--clock", type=click.Choice(["cpu", "wall"]), default="cpu", show_default=True,
+              help="Thread CPU time (robust on a shared machine) or wall time for ours and cryptography.")
+@click.option("--ct", "with_ct", is_flag=True, help="Afterwards run the dudect-style timing test (`bench ct` "
+                                                    "defaults, smallest size given).")
+@click.option("--ct-samples", type=int, default=2000, show_default=True, help="Samples of the --ct test.")
+def rsa(bits_text: str, seconds: float, repeats: int, backend: str, as_json: bool, markdown: bool, openssl: bool,
+        openssl_multi: bool, use_cryptography: bool, pin: bool, clock: str, with_ct: bool,
+        ct_samples: int) -> None:
+    """RSA private operations per second per core: ours beside `openssl speed` and cryptography.
+
+    PKCS#1 v1.5 signatures at each size, round-robin, pinned to one CPU; every
+    signature of ours is verified with cryptography (a failure exits 1).  Keys
+    are cached in $MODFORGE_BENCH_CACHE/rsa-keys (default ~/.cache/modforge/rsa-keys).
+    """
+    from rich.console import Console
+
+    from ..bench.rsa import RsaBenchParams, print_table, run_rsa_bench, to_markdown
+
+    if as_json and markdown:
+        raise ParameterError("json", "choose one of --json and --markdown")
+    params = RsaBenchParams(bits=_bits_list(bits_text), seconds=seconds, repeats=repeats, openssl=openssl,
+                            openssl_multi=openssl_multi, cryptography=use_cryptography, pin=pin, clock=clock, backend=backend)
+    err = Console(stderr=True, highlight=False)
+    doc = run_rsa_bench(params, notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"),
+                        step=(lambda m: err.print(f"[dim]{m}[/dim]")) if err.is_terminal else None)
+    if with_ct:
+        from ..bench.dudect import CtParams, run_ct
+        from ..bench.rsa import bench_key
+
+        key = bench_key(min(params.bits))[0]
+        doc["ct"] = run_ct(key, CtParams(bits=key.bits, backend=backend, samples=ct_samples, pin=pin),
+                           notice=lambda m: err.print(f"[cyan]ct:[/cyan] {m}"))
+    if as_json:
+        from ..bench.rsa import to_json as rsa_json
+
+        click.echo(rsa_json(doc))
+    elif markdown:
+        click.echo(to_markdown(doc), nl=False)
+    else:
+        print_table(doc, Console())
+        if with_ct:
+            _print_ct(doc["ct"], Console())
+    for e in doc["errors"]:
+        click.echo(f"modforge: error: {e['why']}", err=True)
+    if doc["errors"] or (with_ct and doc["ct"]["leak_detected"]):
+        sys.exit(EXIT_CHECK_FAILED)
+
+
+def _print_ct(doc: dict, console) -> None:
+    from rich.table import Table
+
+    p = doc["params"]
+    console.print(f"[bold]dudect-style timing test[/bold]: {p['bits']}-bit key, target {p['target']}, kernel "
+                  f"[bold]{doc['kernel']}[/bold], {p['clock']} clock; class 0 fixed, class 1 random; "
+                  f"threshold |t| > {p['threshold']}")
+    table = Table()
+    for col in ("samples", "fixed", "random", "t raw", *[f"t p{c:g}" for c in p["crops"]], "max |t|"):
+        table.add_column(col, justify="right")
+    for row in doc["progress"]:
+        table.add_row(str(row["samples"]), str(row["fixed"]), str(row["random"]), f"{row['raw']:.2f}",
+                      *[f"{row[f'p{c:g}']:.2f}" for c in p["crops"]], f"{row['max_abs_t']:.2f}")
+    console.print(table)
+    style = "bold red" if doc["leak_detected"] else "green"
+    console.print(f"[{style}]{doc['verdict']}[/{style}]" + (" (stopped at the time limit)" if doc["stopped_early"]
+                                                             else ""))
+
+
+@bench.command()
+@click.option("--bits", type=int, default=1024, show_default=True, help="Key size (the cached bench key).")
+@click.option("--samples", type=int, default=2000, show_default=True, help="Measurements (both classes together).")
+@click.option("--seconds", "max_seconds", type=float, default=300.0, show_default=True,
+              help="Stop early after this much wall time.")
+@click.option("--target", type=click.Choice(["input", "kernel-input", "exponent"]), default="input",
+              show_default=True,
+              help="input: fixed vs random c through the whole checked private operation; kernel-input: the same "
+                   "through the kernel alone; exponent: the kernel alone with dp, dq = 2^(exp_bits-1) vs random "
+                   "(blinding off).")
+@click.option("--backend", default="auto", show_default=True,
+              help="Kernel: auto, python, native, or 'leaky' (CPython pow: a deliberately leaky demo).")
+@click.option("--clock", type=click.Choice(["cpu", "wall"]), default="cpu", show_default=True)
+@click.option("--seed", type=int, default=None, help="Seed the class coin flips and inputs (default: OS randomness).")
+@click.option("--pin/--no-pin", default=True, show_default=True, help="Pin to one CPU while measuring.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+def ct(bits: int, samples: int, max_seconds: float, target: str, backend: str, clock: str, seed: int | None,
+       pin: bool, as_json: bool) -> None:
+    """dudect-style timing test of the RSA private-key path (Welch's t, fixed vs random class).
+
+    A benchmark, not a CI test: noisy, and minutes long.  Exit 1 when
+    |t| > 4.5 (timing tells the classes apart), 0 otherwise.
+    """
+    from rich.console import Console
+
+    from ..bench.dudect import CtParams, run_ct
+    from ..bench.rsa import bench_key
+
+    params = CtParams(bits=bits, samples=samples, max_seconds=max_seconds, target=target, backend=backend,
+                      clock=clock, seed=seed, pin=pin)
+    err = Console(stderr=True, highlight=False)
+    key = bench_key(bits, notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"))[0]
+    doc = run_ct(key, params, notice=lambda m: err.print(f"[cyan]ct:[/cyan] {m}"))
+    if as_json:
+        import json
+
+        click.echo(json.dumps(doc, indent=1))
+    else:
+        _print_ct(doc, Console())
+    if doc["leak_detected"]:
+        sys.exit(EXIT_CHECK_FAILED)
