@@ -175,6 +175,30 @@ unsafe fn amm_mul_adx(ctx: &MontCtx, out: &mut [u64], a: &[u64], b: &[u64]) {
     amm_mul(out, a, b, &ctx.m, ctx.m0inv, &mut t);
 }
 
+/// [`amm_mul`] for [`crate::single::Mont`]: scratch `t` of `2n + 1` limbs.
+///
+/// # Safety
+/// The CPU must support BMI2 and ADX; slices as for [`amm_mul`].
+pub(crate) unsafe fn amm_mul_raw(out: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
+    amm_mul(out, a, b, m, m0inv, t)
+}
+
+/// [`amm_sqr`] for [`crate::single::Mont`].
+///
+/// # Safety
+/// As [`amm_mul_raw`].
+pub(crate) unsafe fn amm_sqr_raw(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
+    amm_sqr(out, a, m, m0inv, t)
+}
+
+/// [`redc_amm`] of the `2n` limbs in `t` (`2n + 1` limbs, clobbered).
+///
+/// # Safety
+/// As [`amm_mul_raw`].
+pub(crate) unsafe fn redc_amm_raw(out: &mut [u64], t: &mut [u64], m: &[u64], m0inv: u64) {
+    redc_amm(out, t, m, m0inv)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -131,3 +131,14 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
         _ => unreachable!(),
     })
 }
+
+/// The scalar Montgomery helper of [`crate::single`] for the odd modulus `m`
+/// (limbs, top limb non-zero): with the MULX/ADX loop when this CPU has it.
+pub fn scalar_mont(m: &[u64]) -> crate::single::Mont {
+    crate::single::Mont::new(m, supported("adx"))
+}
+
+/// Whether the IFMA fold kernel runs here (the RSA kernel's choice).
+pub fn fold_ifma_supported() -> bool {
+    supported("ifma")
+}

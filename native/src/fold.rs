@@ -298,6 +298,12 @@ impl Kernel for FoldPortableKernel {
     fn modulus(&self) -> &[u64] {
         &self.plan.ctx.m
     }
+    fn fold_plan(&self) -> Option<&FoldPlan> {
+        Some(&self.plan)
+    }
+    fn into_fold_plan(self: Box<Self>) -> Option<FoldPlan> {
+        Some(self.plan)
+    }
     fn enter(&self, x: &[u64]) -> Vec<u64> {
         self.plan.enter(x)
     }

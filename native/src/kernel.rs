@@ -25,6 +25,16 @@ pub trait Kernel: Send + Sync {
     fn sqr_n_internal(&self, s: &mut [u64], k: u64);
     /// The product of two internal forms, as an internal form.
     fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64>;
+    /// The fold plan, for the fold backends (`ifma`, `fold-portable`), whose
+    /// loop forms are radix-2^50 digits: callers may then leave the loop form
+    /// with [`crate::single::fold_leave`] instead of [`Kernel::leave`].
+    fn fold_plan(&self) -> Option<&crate::fold::FoldPlan> {
+        None
+    }
+    /// The fold plan, by value (to zero it: the RSA kernel's tables are secret).
+    fn into_fold_plan(self: Box<Self>) -> Option<crate::fold::FoldPlan> {
+        None
+    }
 }
 
 /// `x^(2^k) mod m`, canonical.
@@ -79,6 +89,78 @@ pub fn pow(kernel: &dyn Kernel, x: &[u64], e: &[u64]) -> Vec<u64> {
         }
     }
     kernel.leave(&acc)
+}
+
+/// `prod_i x_i^(e_i) mod m` in the kernel's internal form (Straus /
+/// interleaved fixed windows): one table `x_i^0 .. x_i^(2^w - 1)` per base,
+/// then for each `w`-bit window from the top, `w` shared squarings and one
+/// product per base whose digit is non-zero.  Not constant time (the
+/// exponents are public in the VDF uses).  `xs` are canonical `n`-limb
+/// values, `es` little-endian limbs (any length); returns an internal form.
+pub fn multiexp_internal(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) -> Vec<u64> {
+    let n = kernel.modulus().len();
+    let bits_of = |e: &[u64]| {
+        e.iter().rposition(|&w| w != 0).map_or(0, |i| 64 * i + 64 - e[i].leading_zeros() as usize)
+    };
+    let max_bits = es.iter().map(|e| bits_of(e)).max().unwrap_or(0);
+    let mut one = vec![0u64; n];
+    one[0] = 1;
+    let one = kernel.enter(&one);
+    if max_bits == 0 {
+        return one;
+    }
+    // Window width by the longest exponent (table 2^w - 2 products per base).
+    let w = match max_bits {
+        0..=24 => 1,
+        25..=80 => 2,
+        81..=240 => 3,
+        241..=672 => 4,
+        673..=1792 => 5,
+        _ => 6,
+    };
+    let tables: Vec<Vec<Vec<u64>>> = xs
+        .iter()
+        .zip(es)
+        .filter(|(_, e)| bits_of(e) > 0)
+        .map(|(x, _)| {
+            let base = kernel.enter(x);
+            let mut t = Vec::with_capacity(1 << w);
+            t.push(one.clone());
+            t.push(base.clone());
+            for i in 2..(1usize << w) {
+                let next = kernel.mul_internal(&t[i - 1], &base);
+                t.push(next);
+            }
+            t
+        })
+        .collect();
+    let live: Vec<&Vec<u64>> = es.iter().filter(|e| bits_of(e) > 0).collect();
+    let digit = |e: &[u64], i: usize| -> usize {
+        let mut d = 0usize;
+        for b in (0..w).rev() {
+            let bit = w * i + b;
+            let limb = e.get(bit / 64).copied().unwrap_or(0);
+            d = (d << 1) | ((limb >> (bit % 64)) & 1) as usize;
+        }
+        d
+    };
+    let windows = max_bits.div_ceil(w);
+    let mut acc: Option<Vec<u64>> = None;
+    for i in (0..windows).rev() {
+        if let Some(a) = acc.as_mut() {
+            kernel.sqr_n_internal(a, w as u64);
+        }
+        for (t, e) in tables.iter().zip(&live) {
+            let d = digit(e, i);
+            if d != 0 {
+                acc = Some(match acc {
+                    None => t[d].clone(),
+                    Some(a) => kernel.mul_internal(&a, &t[d]),
+                });
+            }
+        }
+    }
+    acc.unwrap_or(one)
 }
 
 /// Montgomery constants of a modulus, shared by the Montgomery backends.

@@ -16,6 +16,8 @@ pub mod dispatch;
 pub mod fold;
 pub mod kernel;
 pub mod portable;
+pub mod single;
+pub mod rsa;
 
 #[cfg(target_arch = "x86_64")]
 pub mod adx;
@@ -29,3 +31,5 @@ mod python;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod ct_tests;

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use crate::dispatch;
 use crate::kernel::{self, Kernel};
 use crate::portable;
+use crate::single::{self, Mont};
 
 fn param_error(name: &str, problem: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("{name}: {problem}"))
@@ -88,6 +89,49 @@ fn from_limbs(limbs: &[u64]) -> BigUint {
 }
 
 
+/// `x` as exactly `n` little-endian limbs, if it is an exact `int` with
+/// `0 <= x < 2^(64n)`; `None` otherwise (the caller then takes the slow,
+/// fully checked path, which produces the error message).  One
+/// `_PyLong_AsByteArray` into the limb buffer: no intermediate big integer.
+fn fast_limbs(obj: &Bound<'_, PyAny>, n: usize) -> Option<Vec<u64>> {
+    if !obj.is_exact_instance_of::<PyInt>() {
+        return None;
+    }
+    let mut out = vec![0u64; n];
+    // SAFETY: `obj` is an exact int; the buffer holds `8n` bytes.
+    let rc = unsafe {
+        pyo3::ffi::_PyLong_AsByteArray(
+            obj.as_ptr().cast(),
+            out.as_mut_ptr().cast(),
+            8 * n,
+            1,
+            0,
+        )
+    };
+    if rc < 0 {
+        // Negative or too large: clear the OverflowError, report slowly.
+        let _ = PyErr::take(obj.py());
+        return None;
+    }
+    for w in out.iter_mut() {
+        *w = u64::from_le(*w);
+    }
+    Some(out)
+}
+
+/// Little-endian limbs as a Python `int` (one `_PyLong_FromByteArray`).
+fn limbs_to_int<'py>(py: Python<'py>, limbs: &[u64]) -> PyResult<Bound<'py, PyAny>> {
+    let bytes: Vec<u8> = limbs.iter().flat_map(|w| w.to_le_bytes()).collect();
+    // SAFETY: the buffer is valid for its length; a new reference or NULL
+    // with an exception set comes back.
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyo3::ffi::_PyLong_FromByteArray(bytes.as_ptr(), bytes.len(), 1, 0),
+        )
+    }
+}
+
 /// A non-negative integer argument that fits in 64 bits (`k`).
 fn require_u64(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     let v = require_int(name, obj)?;
@@ -108,18 +152,70 @@ fn require_u64(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// ``Ring(modulus, backend="portable")``; ``backend`` is one of
 /// ``backends()`` that this CPU supports (``supported_backends()``).  All
 /// methods take and return canonical integers in ``[0, modulus)``.
+///
+/// Everything per modulus is computed once here: the kernel (with its
+/// tables), the scalar Montgomery helper and ``R^2 mod modulus`` for the
+/// single operations, which are one or two scalar Montgomery products and
+/// keep the GIL (releasing it costs more than the work).
 #[pyclass(frozen, module = "modforge._native")]
 pub struct Ring {
     kernel: Box<dyn Kernel>,
     modulus: BigUint,
     limbs: usize,
+    mont: Mont,
+    /// `R^2 mod modulus`, `R = 2^(64 * limbs)`, canonical.
+    r2: Vec<u64>,
+    /// The modulus prepared for long division (leaving the fold's digits).
+    div: single::Divisor,
 }
 
 impl Ring {
     fn operand(&self, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+        if let Some(x) = fast_limbs(obj, self.limbs) {
+            if portable::less_than(&x, &self.mont.m) {
+                return Ok(x);
+            }
+        }
         Ok(to_limbs(&check_operand(name, obj, &self.modulus)?, self.limbs))
     }
+
+    /// Canonical `x*y mod modulus`: `amm(x, y) = xy/R`, then times `R^2`.
+    fn mul_limbs(&self, x: &[u64], y: &[u64], square: bool) -> Vec<u64> {
+        let n = self.limbs;
+        if self.kernel.fold_plan().is_some() && self.kernel.name() == "ifma" {
+            // One IFMA fold product (~0.2 us at 2048 bits), then long division
+            // of the redundant result: cheaper than two scalar products.
+            let mut s = self.kernel.enter(x);
+            if square {
+                self.kernel.sqr_n_internal(&mut s, 1);
+            } else {
+                s = self.kernel.mul_internal(&s, &self.kernel.enter(y));
+            }
+            return self.leave(&s);
+        }
+        let mut t = self.mont.scratch();
+        let mut a = vec![0u64; n];
+        if square {
+            self.mont.amm_sqr(&mut a, x, &mut t);
+        } else {
+            self.mont.amm(&mut a, x, y, &mut t);
+        }
+        let mut out = vec![0u64; n];
+        self.mont.mul_canon(&mut out, &a, &self.r2, &mut t);
+        out
+    }
+
+    /// The canonical value of a kernel loop form.
+    fn leave(&self, s: &[u64]) -> Vec<u64> {
+        match self.kernel.fold_plan() {
+            Some(_) => self.div.reduce(&single::digits_to_limbs(s, 2 * self.limbs + 1)),
+            None => self.kernel.leave(s),
+        }
+    }
 }
+
+/// `sqr_n` keeps the GIL below this many squarings.
+const DETACH_MIN_K: u64 = 64;
 
 /// Squarings per GIL-free stretch start here and double while a stretch
 /// takes less than this; between stretches Ctrl-C is honoured.
@@ -133,9 +229,12 @@ impl Ring {
     fn new(modulus: &Bound<'_, PyAny>, backend: &str) -> PyResult<Self> {
         let m = require_modulus(modulus)?;
         let limbs = portable::limbs_for_bits(m.bits());
-        let kernel = dispatch::build(backend, &to_limbs(&m, limbs))
-            .map_err(|e| param_error(e.param, e.problem))?;
-        Ok(Ring { kernel, modulus: m, limbs })
+        let ml = to_limbs(&m, limbs);
+        let kernel = dispatch::build(backend, &ml).map_err(|e| param_error(e.param, e.problem))?;
+        let mont = dispatch::scalar_mont(&ml);
+        let r2 = kernel::MontCtx::new(&ml).r2;
+        let div = single::Divisor::new(&ml);
+        Ok(Ring { kernel, modulus: m, limbs, mont, r2, div })
     }
 
     /// The backend's name.
@@ -149,27 +248,48 @@ impl Ring {
         self.modulus.clone()
     }
 
-    /// ``x*x mod modulus``.
-    fn sqr(&self, x: &Bound<'_, PyAny>) -> PyResult<BigUint> {
+    /// ``x*x mod modulus`` (two scalar Montgomery products, GIL kept).
+    fn sqr<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let x = self.operand("x", x)?;
-        Ok(from_limbs(&kernel::sqr_n(self.kernel.as_ref(), &x, 1)))
+        limbs_to_int(py, &self.mul_limbs(&x, &x, true))
     }
 
-    /// ``x*y mod modulus``.
-    fn mul(&self, x: &Bound<'_, PyAny>, y: &Bound<'_, PyAny>) -> PyResult<BigUint> {
+    /// ``x*y mod modulus`` (two scalar Montgomery products, GIL kept).
+    fn mul<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        y: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let x = self.operand("x", x)?;
         let y = self.operand("y", y)?;
-        Ok(from_limbs(&kernel::mul(self.kernel.as_ref(), &x, &y)))
+        limbs_to_int(py, &self.mul_limbs(&x, &y, false))
     }
 
     /// ``x**(2**k) mod modulus``: ``k`` squarings in native code, without the
     /// GIL (other Python threads run meanwhile); Ctrl-C is honoured between
     /// stretches of about 25 ms.
-    fn sqr_n(&self, py: Python<'_>, x: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>) -> PyResult<BigUint> {
+    fn sqr_n<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        k: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let x = self.operand("x", x)?;
         let k = require_u64("k", k)?;
         let kernel = self.kernel.as_ref();
+        if k == 0 {
+            return limbs_to_int(py, &x);
+        }
+        if k == 1 {
+            return limbs_to_int(py, &self.mul_limbs(&x, &x, true));
+        }
         let mut s = kernel.enter(&x);
+        if k < DETACH_MIN_K {
+            // Short runs keep the GIL: releasing it costs more than the work.
+            kernel.sqr_n_internal(&mut s, k);
+            return limbs_to_int(py, &self.leave(&s));
+        }
         let mut left = k;
         let mut chunk = FIRST_CHUNK;
         while left > 0 {
@@ -184,7 +304,7 @@ impl Ring {
                 }
             }
         }
-        Ok(from_limbs(&kernel.leave(&s)))
+        limbs_to_int(py, &self.leave(&s))
     }
 
     /// ``x**e mod modulus`` for ``e >= 0`` (without the GIL).
@@ -198,6 +318,39 @@ impl Ring {
         let kernel = self.kernel.as_ref();
         let out = py.detach(|| kernel::pow(kernel, &x, &e));
         Ok(from_limbs(&out))
+    }
+
+    /// ``prod(b**e for b, e in zip(bases, exponents)) % modulus`` (Straus,
+    /// interleaved windows; without the GIL).  Bases in ``[0, modulus)``,
+    /// exponents ``>= 0``; equal lengths.
+    fn multiexp<'py>(
+        &self,
+        py: Python<'py>,
+        bases: &Bound<'py, PyAny>,
+        exponents: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let bases: Vec<Bound<'py, PyAny>> = bases.try_iter()?.collect::<PyResult<_>>()?;
+        let exps: Vec<Bound<'py, PyAny>> = exponents.try_iter()?.collect::<PyResult<_>>()?;
+        if bases.len() != exps.len() {
+            return Err(param_error(
+                "exponents",
+                format!("need as many exponents as bases, got {} and {}", exps.len(), bases.len()),
+            ));
+        }
+        let xs = bases.iter().map(|b| self.operand("bases", b)).collect::<PyResult<Vec<_>>>()?;
+        let es = exps
+            .iter()
+            .map(|e| {
+                let v = require_int("exponents", e)?;
+                if v.sign() == Sign::Minus {
+                    return Err(param_error("exponents", "must be non-negative"));
+                }
+                Ok(v.into_parts().1.to_u64_digits())
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let kernel = self.kernel.as_ref();
+        let s = py.detach(|| kernel::multiexp_internal(kernel, &xs, &es));
+        limbs_to_int(py, &self.leave(&s))
     }
 
     fn __repr__(&self) -> String {
@@ -239,6 +392,73 @@ mod native_module {
 
     #[pymodule_export]
     use super::Ring;
+
+    /// ``(c**dp % p, c**dq % q)``: the two CRT halves of an RSA private-key
+    /// operation, constant time in ``c``, ``p``, ``q``, ``dp``, ``dq``
+    /// (contract: docs/rsa.md).  ``p``, ``q`` odd, 3 .. 2048 bits;
+    /// ``0 <= c < p*q``; ``0 <= dp, dq < 2**exp_bits``;
+    /// ``exp_bits <= max(bits(p), bits(q)) + 256``.  Without the GIL.
+    #[pyfunction]
+    #[pyo3(signature = (c, p, dp, q, dq, exp_bits))]
+    fn rsa_crt_halves<'py>(
+        py: Python<'py>,
+        c: &Bound<'py, PyAny>,
+        p: &Bound<'py, PyAny>,
+        dp: &Bound<'py, PyAny>,
+        q: &Bound<'py, PyAny>,
+        dq: &Bound<'py, PyAny>,
+        exp_bits: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let prime = |name: &str, obj: &Bound<'py, PyAny>| -> PyResult<BigUint> {
+            let v = require_int(name, obj)?;
+            let (sign, mag) = v.into_parts();
+            if sign == Sign::Minus || mag < BigUint::from(3u32) || !mag.bit(0) {
+                return Err(param_error(name, "must be an odd integer >= 3"));
+            }
+            if mag.bits() > 2048 {
+                return Err(param_error(name, format!("at most 2048 bits, got {} bits", mag.bits())));
+            }
+            Ok(mag)
+        };
+        let p = prime("p", p)?;
+        let q = prime("q", q)?;
+        let eb = require_u64("exp_bits", exp_bits)?;
+        let max_eb = p.bits().max(q.bits()) + 256;
+        if eb > max_eb {
+            return Err(param_error("exp_bits", format!("at most max(bits(p), bits(q)) + 256 = {max_eb}, got {eb}")));
+        }
+        let n = &p * &q;
+        let cv = require_int("c", c)?;
+        let (sign, cv) = cv.into_parts();
+        if sign == Sign::Minus || cv >= n {
+            return Err(param_error("c", "out of range: need 0 <= c < p*q"));
+        }
+        let exponent = |name: &str, obj: &Bound<'py, PyAny>| -> PyResult<BigUint> {
+            let v = require_int(name, obj)?;
+            let (sign, mag) = v.into_parts();
+            if sign == Sign::Minus || mag.bits() > eb {
+                return Err(param_error(name, format!("out of range: need 0 <= {name} < 2**exp_bits")));
+            }
+            Ok(mag)
+        };
+        let dp = exponent("dp", dp)?;
+        let dq = exponent("dq", dq)?;
+        let np = portable::limbs_for_bits(p.bits());
+        let nq = portable::limbs_for_bits(q.bits());
+        let ne = (eb as usize).div_ceil(64).max(1);
+        let mut cl = to_limbs(&cv, np + nq);
+        let mut pl = to_limbs(&p, np);
+        let mut ql = to_limbs(&q, nq);
+        let mut dpl = to_limbs(&dp, ne);
+        let mut dql = to_limbs(&dq, ne);
+        let (mut xp, mut xq) =
+            py.detach(|| crate::rsa::crt_halves(&cl, &pl, &dpl, &ql, &dql, eb as usize));
+        let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
+        for buf in [&mut cl, &mut pl, &mut ql, &mut dpl, &mut dql, &mut xp, &mut xq] {
+            crate::rsa::zeroize(buf);
+        }
+        Ok(out)
+    }
 
     /// Every backend compiled in (``supported_backends()``: those this CPU runs).
     #[pyfunction]

@@ -54,7 +54,8 @@ def _engine() -> ModuleType:
     return _ext
 
 
-_PARAMS = ("modulus", "a", "b", "x", "y", "k", "e", "backend")
+_PARAMS = ("modulus", "a", "b", "x", "y", "k", "e", "backend", "c", "p", "q", "dp", "dq", "exp_bits",
+           "bases", "exponents")
 
 
 def _as_parameter_error(exc: ValueError) -> ValueError:
@@ -109,6 +110,18 @@ def cpu_features() -> dict[str, bool]:
     return dict(_engine().cpu_features())
 
 
+def rsa_crt_halves(c: int, p: int, dp: int, q: int, dq: int, exp_bits: int) -> tuple[int, int]:
+    """``(c^dp mod p, c^dq mod q)``: the constant-time native RSA kernel (contract in docs/rsa.md).
+
+    Registered as the ``native`` kernel of :mod:`modforge.rsa.exp`.  Bad input raises
+    :class:`ParameterError` naming ``c``, ``p``, ``q``, ``dp``, ``dq`` or ``exp_bits``.
+    """
+    try:
+        return _engine().rsa_crt_halves(c, p, dp, q, dq, exp_bits)
+    except ValueError as exc:
+        raise _as_parameter_error(exc) from None
+
+
 class Ring:
     """Arithmetic modulo a fixed odd ``modulus`` on one native backend.
 
@@ -156,6 +169,16 @@ class Ring:
     def pow(self, x: int, e: int) -> int:
         try:
             return self._ring.pow(x, e)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def multiexp(self, bases, exponents) -> int:
+        """``prod(b**e) mod modulus`` over pairs of ``bases`` (in ``[0, modulus)``) and ``exponents`` (``>= 0``).
+
+        Straus's interleaved fixed windows in native code, without the GIL; not constant time.
+        """
+        try:
+            return self._ring.multiexp(bases, exponents)
         except ValueError as exc:
             raise _as_parameter_error(exc) from None
 

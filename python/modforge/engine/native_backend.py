@@ -2,7 +2,8 @@
 
 One class per native backend, each built as ``Backend(modulus)`` with the
 protocol of :mod:`modforge.engine.reference`: ``name``, ``supported()``, and
-``sqr``, ``mul``, ``sqr_n``, ``pow`` on canonical integers.  ``sqr_n`` stays
+``sqr``, ``mul``, ``sqr_n``, ``pow`` on canonical integers, plus
+``multiexp(bases, exponents)`` (product of powers, native).  ``sqr_n`` stays
 in native code for all ``k`` squarings and releases the GIL.
 
 * :class:`PortableBackend` (``portable``): Montgomery form on u64 limbs, any
@@ -47,6 +48,10 @@ class _NativeBackend:
 
     def pow(self, x: int, e: int) -> int:
         return self._ring.pow(x, e)
+
+    def multiexp(self, bases, exponents) -> int:
+        """``prod(b_i ** e_i) mod modulus`` (native Straus multi-exponentiation, GIL released)."""
+        return self._ring.multiexp(bases, exponents)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.modulus.bit_length()}-bit modulus)"

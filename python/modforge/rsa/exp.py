@@ -27,8 +27,9 @@ Kernels (``backend=``):
   (its cost depends on operand sizes, and ``%`` divides), so this path does
   not resist a timing attacker; it fixes the operation sequence the native
   kernel must follow and checks it.
-* ``native``: ``modforge.native.rsa_crt_halves``, the Rust constant-time kernel,
-  once the native engine provides it.
+* ``native``: ``modforge.native.rsa_crt_halves``, the Rust constant-time kernel
+  (IFMA fold exponentiation with fixed windows and masked table scans; see
+  docs/native.md, "The RSA kernel").
 * ``auto``: ``native`` when it is available, else ``python``.
 
 Other kernels join with :func:`register_backend` (tests use it to inject
