@@ -52,3 +52,20 @@ def test_bad_input_is_named() -> None:
         ring.sqr_n(3, -1)
     with pytest.raises(ParameterError, match=r"^modulus: must be at least 3"):
         ModRing(1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multiexp_against_pow(backend: str) -> None:
+    seed = 99
+    rng = random.Random(seed)
+    n = rng.getrandbits(1024) | (1 << 1023) | 1
+    ring = ModRing(n, backend=backend)
+    bases = [0, 1, n - 1] + [rng.randrange(n) for _ in range(20)]
+    exps = [5, 0, (1 << 128) - 1] + [rng.getrandbits(rng.choice((1, 64, 128, 300))) for _ in range(20)]
+    expect = 1
+    for b, e in zip(bases, exps):
+        expect = expect * pow(b, e, n) % n
+    assert ring.multiexp(bases, exps) == expect, f"seed {seed}"
+    assert ring.multiexp([], []) == 1
+    with pytest.raises(ParameterError, match=r"^exponents: 1 exponents for 2 bases"):
+        ring.multiexp([1, 2], [3])

@@ -43,6 +43,29 @@ class ModRing:
             raise ParameterError("e", "negative exponents are not supported")
         return self._impl.pow(self._check("x", x), e)
 
+    def multiexp(self, bases: list[int], exponents: list[int]) -> int:
+        """``prod(b_i ** e_i) mod N``: in native code when the backend has it, else one ``pow`` per base.
+
+        Not constant-time (VDF proofs work on public values).
+        """
+        if len(bases) != len(exponents):
+            raise ParameterError("exponents", f"{len(exponents)} exponents for {len(bases)} bases")
+        for b in bases:
+            self._check("bases", b)
+        if any(e < 0 for e in exponents):
+            raise ParameterError("exponents", "negative exponents are not supported")
+        native = getattr(self._impl, "multiexp", None)
+        if native is not None:
+            return native(list(bases), list(exponents))
+        acc = 1 % self.modulus
+        for b, e in zip(bases, exponents):
+            acc = self._impl.mul(acc, self._impl.pow(b, e))
+        return acc
+
+    @property
+    def has_native_multiexp(self) -> bool:
+        return getattr(self._impl, "multiexp", None) is not None
+
     def report(self) -> dict:
         """What the backend says about its work so far (a simulated design: cycles, projected time); may be empty."""
         report = getattr(self._impl, "report", None)
