@@ -103,6 +103,9 @@ pub fn multiexp_internal(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) 
         e.iter().rposition(|&w| w != 0).map_or(0, |i| 64 * i + 64 - e[i].leading_zeros() as usize)
     };
     let max_bits = es.iter().map(|e| bits_of(e)).max().unwrap_or(0);
+    if es.iter().filter(|e| bits_of(e) > 0).count() > BUCKET_MIN_BASES {
+        return multiexp_buckets(kernel, xs, es);
+    }
     let mut one = vec![0u64; n];
     one[0] = 1;
     let one = kernel.enter(&one);
@@ -161,6 +164,78 @@ pub fn multiexp_internal(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) 
         }
     }
     acc.unwrap_or(one)
+}
+
+/// Above this many bases the bucket method beats per-base tables: Straus pays
+/// `2^w - 2` table products per base, the buckets `2^(w+1)` per window for all
+/// bases together.
+const BUCKET_MIN_BASES: usize = 64;
+
+/// `prod_i x_i^(e_i) mod m` by Pippenger's bucket method, for many bases (the
+/// Wesolowski proof multiplies thousands of checkpoints by short exponents).
+/// Per `w`-bit window from the top: `w` squarings of the accumulator, one
+/// product per base into the bucket of its digit, then `sum_d d * bucket_d`
+/// by running products (`2 * 2^w` products).  `w` minimises
+/// `windows * (bases + 2^(w+1))`.  Not constant time; returns an internal form.
+pub fn multiexp_buckets(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) -> Vec<u64> {
+    let n = kernel.modulus().len();
+    let bits_of = |e: &[u64]| {
+        e.iter().rposition(|&w| w != 0).map_or(0, |i| 64 * i + 64 - e[i].leading_zeros() as usize)
+    };
+    let live: Vec<(&Vec<u64>, &Vec<u64>)> = xs.iter().zip(es).filter(|(_, e)| bits_of(e) > 0).collect();
+    let mut one = vec![0u64; n];
+    one[0] = 1;
+    let max_bits = live.iter().map(|(_, e)| bits_of(e)).max().unwrap_or(0);
+    if max_bits == 0 {
+        return kernel.enter(&one);
+    }
+    let count = live.len();
+    let w = (1..=16usize)
+        .min_by_key(|&w| max_bits.div_ceil(w) * (count + (2usize << w)))
+        .unwrap_or(1);
+    let bases: Vec<Vec<u64>> = live.iter().map(|(x, _)| kernel.enter(x)).collect();
+    let digit = |e: &[u64], i: usize| -> usize {
+        let mut d = 0usize;
+        for b in (0..w).rev() {
+            let bit = w * i + b;
+            let limb = e.get(bit / 64).copied().unwrap_or(0);
+            d = (d << 1) | ((limb >> (bit % 64)) & 1) as usize;
+        }
+        d
+    };
+    let times = |acc: Option<Vec<u64>>, y: &[u64]| -> Vec<u64> {
+        match acc {
+            None => y.to_vec(),
+            Some(a) => kernel.mul_internal(&a, y),
+        }
+    };
+    let mut acc: Option<Vec<u64>> = None;
+    for i in (0..max_bits.div_ceil(w)).rev() {
+        if let Some(a) = acc.as_mut() {
+            kernel.sqr_n_internal(a, w as u64);
+        }
+        let mut buckets: Vec<Option<Vec<u64>>> = vec![None; 1 << w];
+        for (base, (_, e)) in bases.iter().zip(&live) {
+            let d = digit(e, i);
+            if d != 0 {
+                buckets[d] = Some(times(buckets[d].take(), base));
+            }
+        }
+        let mut running: Option<Vec<u64>> = None;
+        let mut total: Option<Vec<u64>> = None;
+        for bucket in buckets.iter_mut().skip(1).rev() {
+            if let Some(b) = bucket.take() {
+                running = Some(times(running, &b));
+            }
+            if let Some(r) = running.as_ref() {
+                total = Some(times(total, r));
+            }
+        }
+        if let Some(t) = total {
+            acc = Some(times(acc, &t));
+        }
+    }
+    acc.unwrap_or_else(|| kernel.enter(&one))
 }
 
 /// Montgomery constants of a modulus, shared by the Montgomery backends.
