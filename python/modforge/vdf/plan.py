@@ -88,6 +88,15 @@ class CostModel:
         per_sqr = best(lambda: ring.sqr_n(x, steps), 1) / steps
         call = best(lambda: ring.sqr_n(x, 1), 32) / per_sqr - 1.0
         mul = best(lambda: ring.mul(x, y), 64) / per_sqr
+        if getattr(ring, "has_native_multiexp", False):
+            # The proof's products then run inside the native bucket multi-exponentiation, not through
+            # one Python call each: price a product as it costs there.
+            count = 512
+            bases = [(x * (i + 2)) % n or 1 for i in range(count)]
+            w = min(range(1, 17), key=lambda w: -(-128 // w) * (count + (2 << w)))
+            products = -(-128 // w) * (count + (2 << w))
+            spent = best(lambda: ring.multiexp(bases, [r] * count), 1) / per_sqr
+            mul = min(mul, max((spent - 128) / products, 0.3))
         pw = best(lambda: ring.pow(x, r), 4) / per_sqr
         return cls(mul=max(mul, 0.3), call=max(call, 0.0), pow128=max(pw, 64.0))
 
