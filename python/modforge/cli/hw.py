@@ -9,24 +9,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, _parse_options, parse_int
+from .main import EXIT_CHECK_FAILED, ErrorExitGroup, _parse_options, parse_int
 
 
-class HwGroup(click.Group):
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ParameterError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
 
 
-@click.group(cls=HwGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ErrorExitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def hw() -> None:
     """Generated RTL (Amaranth) for the seeds' squarers, verified with Verilator against the models."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import time
 from typing import Any
 
 import click
@@ -86,8 +85,32 @@ LAZY_SUBCOMMANDS = {
 }
 
 
-class ModforgeGroup(click.Group):
-    """Lazy subcommands; our ParameterError becomes exit 2 with one line on stderr."""
+class ErrorExitGroup(click.Group):
+    """A command group that turns known exceptions into one stderr line and an exit code.
+
+    Every group (the top level and each subcommand group) uses it, so a group
+    behaves the same run alone (tests) and under ``modforge``.
+    """
+
+    def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
+        """(exception type, exit code, message prefix), first match wins."""
+        return [(ParameterError, EXIT_BAD_INPUT, "error: ")]
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.Exit:
+            raise
+        except Exception as exc:
+            for kind, code, prefix in self.exit_codes():
+                if isinstance(exc, kind):
+                    click.echo(f"modforge: {prefix}{exc}", err=True)
+                    ctx.exit(code)
+            raise
+
+
+class ModforgeGroup(ErrorExitGroup):
+    """The top level: subcommand groups imported lazily."""
 
     def _lazy(self, name: str) -> click.Command | None:
         target = LAZY_SUBCOMMANDS.get(name)
@@ -109,13 +132,6 @@ class ModforgeGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return super().get_command(ctx, cmd_name) or self._lazy(cmd_name)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ParameterError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
 
 
 @click.group(cls=ModforgeGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -18,27 +18,20 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+from .main import EXIT_CHECK_FAILED, ErrorExitGroup
 
 SIGN_SCHEMES = "raw|pkcs1v15|pss"
 ENCRYPT_SCHEMES = "raw|oaep"
 HASH_HELP = "Hash for pkcs1v15, pss and oaep: sha256 (default), sha384 or sha512. Not with raw."
 
 
-class RsaGroup(click.Group):
-    """Turns our exceptions into exit codes, so the group behaves the same alone and under ``modforge``."""
+class RsaGroup(ErrorExitGroup):
+    """Bad input exits 2; a failed check (fault, bad padding, invalid signature) 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
         from ..rsa.errors import RSAError
 
-        try:
-            return super().invoke(ctx)
-        except ParameterError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
-        except RSAError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_CHECK_FAILED)
+        return [*super().exit_codes(), (RSAError, EXIT_CHECK_FAILED, "error: ")]
 
 
 def _dump(doc: dict[str, Any]) -> None:

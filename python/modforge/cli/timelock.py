@@ -17,31 +17,19 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, parse_int
+from .main import EXIT_CHECK_FAILED, ErrorExitGroup, parse_int
 
 EXIT_INTERRUPTED = 130
 
 
-class TimelockGroup(click.Group):
-    """Turns our exceptions into exit codes, so the group behaves the same alone and under ``modforge``."""
+class TimelockGroup(ErrorExitGroup):
+    """Bad input exits 2; a failed authentication or check 1; an interrupted solve 130 after its checkpoint."""
 
-    def invoke(self, ctx: click.Context) -> Any:
-        from ..timelock import AuthenticationError, SolveInterrupted, TimelockError
+    def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
+        from ..timelock import SolveInterrupted, TimelockError
 
-        try:
-            return super().invoke(ctx)
-        except ParameterError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
-        except AuthenticationError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_CHECK_FAILED)
-        except TimelockError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_CHECK_FAILED)
-        except SolveInterrupted as exc:
-            click.echo(f"modforge: {exc}", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+        return [*super().exit_codes(), (TimelockError, EXIT_CHECK_FAILED, "error: "),
+                (SolveInterrupted, EXIT_INTERRUPTED, "")]
 
 
 def _num(value: int) -> str:

@@ -14,24 +14,15 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, parse_int
+from .main import EXIT_CHECK_FAILED, ErrorExitGroup, parse_int
 
 PROOF_CHOICES = ("wesolowski", "pietrzak", "none")
 PROGRESS_MIN_T = 1 << 16
 
 
-class VdfGroup(click.Group):
-    """Like the top-level group: ParameterError -> one stderr line and exit 2 (also when run on its own)."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ParameterError as exc:
-            click.echo(f"modforge: error: {exc}", err=True)
-            ctx.exit(EXIT_BAD_INPUT)
 
 
-@click.group(cls=VdfGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ErrorExitGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def vdf() -> None:
     """Verifiable delay function y = |x^(2^t) mod N| in QR+_N, with Wesolowski or Pietrzak proofs."""
 
