@@ -218,24 +218,12 @@ class Montgomery(_MontgomeryDomain):
 # --------------------------------------------------------------------------
 # 2. Word-serial CIOS
 # --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CIOSParams:
-    """CIOS with ``word_bits``-bit words (``w``) and ``words`` words (``s``); ``R = 2^(w s)``.
-
-    ``words`` defaults to the fewest that hold the modulus; when given, it
-    fixes the design width and a wider modulus is rejected.
-    """
+class _WordLayout:
+    """``s`` words of ``word_bits`` (``words`` if given, else enough for the modulus) and radix ``2^(w*s)``."""
 
     modulus: int
-    word_bits: int = 64
-    words: int | None = None
-
-    def __post_init__(self) -> None:
-        require_positive("word_bits", self.word_bits)
-        if self.words is not None:
-            require_positive("words", self.words)
-        require_modulus(self.modulus, odd=True,
-                        max_bits=None if self.words is None else self.words * self.word_bits)
+    word_bits: int
+    words: int | None
 
     @property
     def s(self) -> int:
@@ -252,6 +240,26 @@ class CIOSParams:
     @property
     def word_mask(self) -> int:
         return (1 << self.word_bits) - 1
+
+
+@dataclass(frozen=True)
+class CIOSParams(_WordLayout):
+    """CIOS with ``word_bits``-bit words (``w``) and ``words`` words (``s``); ``R = 2^(w s)``.
+
+    ``words`` defaults to the fewest that hold the modulus; when given, it
+    fixes the design width and a wider modulus is rejected.
+    """
+
+    modulus: int
+    word_bits: int = 64
+    words: int | None = None
+
+    def __post_init__(self) -> None:
+        require_positive("word_bits", self.word_bits)
+        if self.words is not None:
+            require_positive("words", self.words)
+        require_modulus(self.modulus, odd=True,
+                        max_bits=None if self.words is None else self.words * self.word_bits)
 
     @cached_property
     def m0_prime(self) -> int:
@@ -329,7 +337,7 @@ class MontgomeryCIOS(_MontgomeryDomain):
 # 3. Reduced Montgomery (seed 002, Algorithm 2)
 # --------------------------------------------------------------------------
 @dataclass(frozen=True)
-class ReducedParams:
+class ReducedParams(_WordLayout):
     """Algorithm 2 on ``word_bits``-bit words (``d``), ``words`` words (``s``); ``R = 2^(d s)``.
 
     The upper half ``S1`` of ``Q0 M`` is formed from the products on
@@ -356,22 +364,6 @@ class ReducedParams:
                 f"{self.word_bits}-bit words cannot hold the carries of a {self.s}-word reduced Montgomery "
                 f"product: the discarded low columns of Q0*M overflow into column s-1 by up to "
                 f"{self.low_overflow_max()}, which does not fit in a word")
-
-    @property
-    def s(self) -> int:
-        return self.words if self.words is not None else ceil_div(self.modulus.bit_length(), self.word_bits)
-
-    @property
-    def radix_bits(self) -> int:
-        return self.word_bits * self.s
-
-    @property
-    def radix(self) -> int:
-        return 1 << self.radix_bits
-
-    @property
-    def word_mask(self) -> int:
-        return (1 << self.word_bits) - 1
 
     @cached_property
     def m_prime(self) -> int:
