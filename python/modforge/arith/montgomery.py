@@ -225,6 +225,13 @@ class _WordLayout:
     word_bits: int
     words: int | None
 
+    def _check_layout(self) -> None:
+        require_positive("word_bits", self.word_bits)
+        if self.words is not None:
+            require_positive("words", self.words)
+        require_modulus(self.modulus, odd=True,
+                        max_bits=None if self.words is None else self.words * self.word_bits)
+
     @property
     def s(self) -> int:
         return self.words if self.words is not None else ceil_div(self.modulus.bit_length(), self.word_bits)
@@ -255,11 +262,7 @@ class CIOSParams(_WordLayout):
     words: int | None = None
 
     def __post_init__(self) -> None:
-        require_positive("word_bits", self.word_bits)
-        if self.words is not None:
-            require_positive("words", self.words)
-        require_modulus(self.modulus, odd=True,
-                        max_bits=None if self.words is None else self.words * self.word_bits)
+        self._check_layout()
 
     @cached_property
     def m0_prime(self) -> int:
@@ -353,11 +356,7 @@ class ReducedParams(_WordLayout):
     words: int | None = None
 
     def __post_init__(self) -> None:
-        require_positive("word_bits", self.word_bits)
-        if self.words is not None:
-            require_positive("words", self.words)
-        require_modulus(self.modulus, odd=True,
-                        max_bits=None if self.words is None else self.words * self.word_bits)
+        self._check_layout()
         if self.low_overflow_max() >= (1 << self.word_bits):
             raise ParameterError(
                 "word_bits",
@@ -664,7 +663,6 @@ class OzturkMontgomery(_MontgomeryDomain):
         return t, tl, q, ql, res
 
     def monpro(self, x: Any, y: Any) -> Outcome:
-        p = self.params
         xd = self._operand("x", x)
         yd = self._operand("y", y)
         return self._monpro(xd, yd, square=False)

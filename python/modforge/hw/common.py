@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import hashlib
 import json
 from dataclasses import dataclass, fields
@@ -131,6 +133,30 @@ def schedule(layers: list[Layer], cycles: int) -> tuple[frozenset[str], int]:
             cuts.append(layers[j - 1].name)
         i = j
     return frozenset(cuts), int(best[cycles][n])
+
+
+class PipelinedOp:
+    """A design whose one operation runs ``cycles`` cycles through the stages ``layers()`` lists.
+
+    The stage registers, the latency and the rough depth all follow from those two.
+    """
+
+    cycles: int
+
+    @cached_property
+    def schedule(self) -> tuple[frozenset[str], int]:
+        return schedule(self.layers(), self.cycles)
+
+    def latency(self) -> int:
+        """Rising edges from the operand to its result (and between chained operations)."""
+        return self.cycles
+
+    def cycles_per_op(self) -> int:
+        return self.cycles
+
+    def depth_estimate_ps(self) -> int:
+        """Slowest stage under the rough delay model (not a timing result)."""
+        return self.schedule[1]
 
 
 class Stager:

@@ -28,15 +28,15 @@ from amaranth.lib.memory import Memory
 
 from ..arith.base import ParameterError
 from ..arith.ozturk import OzturkModel, OzturkParams
-from .common import (DELAY_PS, Layer, Namer, Op, Stager, compress_columns, cpa_delay, pieces, rbr_split,
-                     require_range, schedule, fit, split_digit, tile_widths, tiles_per_product, tree_levels, word_product)
+from .common import (DELAY_PS, Layer, PipelinedOp, Namer, Op, Stager, compress_columns, cpa_delay, pieces, rbr_split,
+                     require_range, fit, split_digit, tiles_per_product, tree_levels, word_product)
 from .loop import LoopDesign
 
 ARCH = "ozturk"
 
 
 @dataclass(frozen=True)
-class OzturkDesign:
+class OzturkDesign(PipelinedOp):
     """One value for the whole design; every derived number is a method of it."""
 
     modulus: int
@@ -120,21 +120,6 @@ class OzturkDesign:
         out += [Layer(f"rtree_tree{i + 1}", DELAY_PS["csa"]) for i in range(rl)]
         out += [Layer("rtree_cpa", cpa_delay(d + rl + 3)), Layer("rsplit", DELAY_PS["split"])]
         return out
-
-    @cached_property
-    def schedule(self) -> tuple[frozenset[str], int]:
-        return schedule(self.layers(), self.cycles)
-
-    def latency(self) -> int:
-        """Rising edges from the operand to its square (and between chained squarings)."""
-        return self.cycles
-
-    def cycles_per_op(self) -> int:
-        return self.cycles
-
-    def depth_estimate_ps(self) -> int:
-        """Slowest stage of the loop under the rough delay model (not a timing result)."""
-        return self.schedule[1]
 
     def resources(self) -> dict[str, Any]:
         tiles = tiles_per_product(self.digit_bits, self.digit_bits, self.dsp_bits)

@@ -26,8 +26,8 @@ from amaranth.hdl import Module
 
 from ..arith.base import ParameterError
 from ..arith.montgomery import OzturkMontgomery, OzturkMontParams
-from .common import (DELAY_PS, Layer, Namer, Op, Stager, column_heights, compress_columns, const_op, cpa_delay,
-                     product_columns, rbr_split, require_range, schedule, split_digit, tiles_per_product,
+from .common import (DELAY_PS, Layer, PipelinedOp, Namer, Op, Stager, column_heights, compress_columns, const_op, cpa_delay,
+                     product_columns, rbr_split, require_range, split_digit, tiles_per_product,
                      tree_levels, word_product)
 from .loop import LoopDesign
 
@@ -35,7 +35,7 @@ ARCH = "san-montgomery"
 
 
 @dataclass(frozen=True)
-class SanDesign:
+class SanDesign(PipelinedOp):
     modulus: int
     word_bits: int = 16
     digits: int | None = None
@@ -109,19 +109,6 @@ class SanDesign:
             out += [Layer(f"{stage}tree_cpa", cpa_delay(d + lv + 3)), Layer(f"{stage}_split", DELAY_PS["split"])]
         out += [Layer("e_add", cpa_delay(d + 3)), Layer("z_split", DELAY_PS["split"])]
         return out
-
-    @cached_property
-    def schedule(self) -> tuple[frozenset[str], int]:
-        return schedule(self.layers(), self.cycles)
-
-    def latency(self) -> int:
-        return self.cycles
-
-    def cycles_per_op(self) -> int:
-        return self.cycles
-
-    def depth_estimate_ps(self) -> int:
-        return self.schedule[1]
 
     def resources(self) -> dict[str, Any]:
         tiles = tiles_per_product(self.digit_bits, self.digit_bits, self.dsp_bits)
