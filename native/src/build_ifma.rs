@@ -221,8 +221,32 @@ fn main() {
                 k = l - 1
             )
             .unwrap();
+            writeln!(
+                s,
+                "#[target_feature(enable = \"avx512f,avx512ifma\")]\n\
+                 unsafe fn pow_{l}(plan: &FoldPlan, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {{\n\
+                 \x20   pow_windows_with::<{v}, {v2}>(plan, {k}, s, table, e, windows, w, |xp, d| sq_high_{l}(xp, d), |xp, d| sq_low_{l}(xp, d))\n\
+                 }}",
+                v2 = 2 * v,
+                k = l - 1
+            )
+            .unwrap();
         }
     }
+    writeln!(s, "/// The generated fixed-window exponentiation for `l` digits, if there is one.").unwrap();
+    writeln!(
+        s,
+        "#[allow(clippy::type_complexity)]\n\
+         fn pow_generated(l: usize) -> Option<unsafe fn(&FoldPlan, &mut [u64], &[u64], &[u64], usize, usize)> {{"
+    )
+    .unwrap();
+    writeln!(s, "    Some(match l {{").unwrap();
+    for l in MIN_L..=MAX_L {
+        writeln!(s, "        {l} => pow_{l},").unwrap();
+    }
+    writeln!(s, "        _ => return None,").unwrap();
+    writeln!(s, "    }})").unwrap();
+    writeln!(s, "}}").unwrap();
     writeln!(
         s,
         "/// The generated squaring loop for `l` digits, if there is one."

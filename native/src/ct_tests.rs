@@ -72,6 +72,126 @@ fn rsa_halves_match_modpow() {
     }
 }
 
+fn gcd(a: &BigUint, b: &BigUint) -> BigUint {
+    let (mut a, mut b) = (a.clone(), b.clone());
+    while b != BigUint::from(0u32) {
+        let r = &a % &b;
+        a = b;
+        b = r;
+    }
+    a
+}
+
+/// The prepared key: halves, Garner and the public check against
+/// num-bigint, with prime sizes equal and unequal, edge messages first, and
+/// an injected fault in either half withheld.
+#[test]
+fn rsa_ctx_private_matches_modpow() {
+    let mut rng = Rng(0xC0FF_EE00_1234_5678);
+    let e = BigUint::from(65537u32);
+    for &(pb, qb) in &[(512usize, 512usize), (1024, 1024), (1536, 1536), (520, 700), (700, 520)] {
+        // Odd coprime moduli suffice here (no d exists without primes):
+        // halves against modpow, Garner against x itself, the check on
+        // pairs (x, x^e mod n).
+        let p = rng.big(pb) | BigUint::from(1u32);
+        let mut q = rng.big(qb) | BigUint::from(1u32);
+        while gcd(&p, &q) != BigUint::from(1u32) {
+            q += 2u32;
+        }
+        let n = &p * &q;
+        let (np, nq) = (pb.div_ceil(64), qb.div_ceil(64));
+        let qinv = q.modinv(&p).expect("coprime");
+        let ctx = rsa::RsaCtx::new(&limbs(&p, np), &limbs(&q, nq), &limbs(&qinv, np), &limbs(&e, 1));
+        let one = BigUint::from(1u32);
+        for trial in 0..5 {
+            let x = match trial {
+                0 => BigUint::from(0u32),
+                1 => one.clone(),
+                2 => &n - &one,
+                _ => rng.big(pb + qb - 1) % &n,
+            };
+            // Halves of x itself (exponent 1) must recombine to x.
+            let xl = limbs(&x, np + nq);
+            let (xp, xq) = ctx.halves(&xl, &[1], &[1], 1);
+            assert_eq!(xp, limbs(&(&x % &p), np), "{pb}/{qb} trial {trial}");
+            assert_eq!(xq, limbs(&(&x % &q), nq), "{pb}/{qb} trial {trial}");
+            assert_eq!(ctx.recombine(&xp, &xq), xl, "Garner {pb}/{qb} trial {trial}");
+            // The check: x^e == c exactly when c is x^e mod n.
+            let c = limbs(&x.modpow(&e, &n), np + nq);
+            assert!(ctx.check(&xl, &c), "check {pb}/{qb} trial {trial}");
+            let mut wrong = c.clone();
+            wrong[0] ^= 2;
+            assert!(!ctx.check(&xl, &wrong) || x < BigUint::from(2u32), "check must reject {pb}/{qb}");
+            // Exponentiation with random exponents.
+            let eb = pb.max(qb) + 64;
+            let ne = eb.div_ceil(64);
+            let dp = rng.big(eb);
+            let dq = rng.big(eb - 5);
+            let (yp, yq) = ctx.halves(&xl, &limbs(&dp, ne), &limbs(&dq, ne), eb);
+            assert_eq!(yp, limbs(&x.modpow(&dp, &p), np));
+            assert_eq!(yq, limbs(&x.modpow(&dq, &q), nq));
+        }
+    }
+}
+
+/// With real primes: `private` returns `c^d mod n`, and withholds the value
+/// when either half is faulted.
+#[test]
+fn rsa_ctx_private_and_faults() {
+    let mut rng = Rng(99);
+    // Probable primes by a Fermat test to four bases (test data only).
+    let prime = |rng: &mut Rng, bits: usize| -> BigUint {
+        loop {
+            let c = rng.big(bits) | BigUint::from(1u32);
+            if [2u32, 3, 5, 7].iter().all(|&a| BigUint::from(a).modpow(&(&c - 1u32), &c) == BigUint::from(1u32)) {
+                return c;
+            }
+        }
+    };
+    let e = BigUint::from(65537u32);
+    for bits in [384usize, 512] {
+        let (p, q) = loop {
+            let (p, q) = (prime(&mut rng, bits), prime(&mut rng, bits));
+            let g = |a: &BigUint| gcd(&(a - 1u32), &e) == BigUint::from(1u32);
+            if p != q && g(&p) && g(&q) {
+                break (p, q);
+            }
+        };
+        let n = &p * &q;
+        let (p1, q1) = (&p - 1u32, &q - 1u32);
+        let lam = &p1 / gcd(&p1, &q1) * &q1;
+        let d = e.modinv(&lam).expect("e invertible");
+        let (dp, dq) = (&d % (&p - 1u32), &d % (&q - 1u32));
+        let (np, nq) = (bits / 64, bits / 64);
+        let qinv = q.modinv(&p).unwrap();
+        let ctx = rsa::RsaCtx::new(&limbs(&p, np), &limbs(&q, nq), &limbs(&qinv, np), &limbs(&e, 1));
+        let eb = bits + 64;
+        let ne = eb.div_ceil(64);
+        // Blinded exponents: dp + r(p-1) gives the same result.
+        let r = rng.big(64);
+        let (dpb, dqb) = (&dp + &r * (&p - 1u32), &dq + &r * (&q - 1u32));
+        for trial in 0..4 {
+            let c = match trial {
+                0 => BigUint::from(0u32),
+                1 => BigUint::from(1u32),
+                2 => &n - 1u32,
+                _ => rng.big(2 * bits - 1) % &n,
+            };
+            let cl = limbs(&c, np + nq);
+            match ctx.private(&cl, &limbs(&dpb, ne), &limbs(&dqb, ne), eb, 0) {
+                rsa::Private::Ok(x) => assert_eq!(x, limbs(&c.modpow(&d, &n), np + nq), "{bits} trial {trial}"),
+                rsa::Private::Fault => panic!("spurious fault at {bits} bits, trial {trial}"),
+            }
+            for fault in [1u8, 2] {
+                assert!(
+                    matches!(ctx.private(&cl, &limbs(&dpb, ne), &limbs(&dqb, ne), eb, fault), rsa::Private::Fault),
+                    "fault {fault} not caught at {bits} bits, trial {trial}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn divisor_and_fold_leave() {
     let mut rng = Rng(12345);
@@ -151,15 +271,28 @@ fn ct_valgrind_target() {
         mark(secret, false);
     }
     let (mut xp, mut xq) = rsa::crt_halves(&c, &pl, &dp, &ql, &dq, eb);
+    // The prepared key: halves and Garner's recombination, secrets marked
+    // (the public check on the released result is not part of it).
+    let qinv = q.modinv(&p).expect("coprime");
+    let ctx = rsa::RsaCtx::new(&pl, &ql, &limbs(&qinv, np), &[65537]);
+    let (mut yp, mut yq) = ctx.halves(&c, &dp, &dq, eb);
+    let mut x = ctx.recombine(&yp, &yq);
     // Declassify the outputs only to check them.
-    mark(&xp, true);
-    mark(&xq, true);
+    for out in [&xp, &xq, &yp, &yq, &x] {
+        mark(out, true);
+    }
     for secret in [&c, &dp, &dq] {
         mark(secret, true);
     }
     let cb = BigUint::from_bytes_le(&c.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
     let dpb = BigUint::from_bytes_le(&dp.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
     assert_eq!(xp, limbs(&cb.modpow(&dpb, &p), np));
-    rsa::zeroize(&mut xp);
-    rsa::zeroize(&mut xq);
+    assert_eq!((&yp, &yq), (&xp, &xq));
+    let dqb = BigUint::from_bytes_le(&dq.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    let (bp, bq) = (cb.modpow(&dpb, &p), cb.modpow(&dqb, &q));
+    let h = ((&bp + &p - (&bq % &p)) * &qinv) % &p;
+    assert_eq!(x, limbs(&(&bq + &q * h), np + nq));
+    for buf in [&mut xp, &mut xq, &mut yp, &mut yq, &mut x] {
+        rsa::zeroize(buf);
+    }
 }

@@ -290,23 +290,109 @@ unsafe fn sqr_n_with<const V: usize, const V2: usize>(
     let mut x = load_digits::<V>(s);
     let sets = FOLD_SETS.with_v(V);
     for _ in 0..count {
-        // Digits to memory for the row broadcasts, doubled digits in
-        // registers for the operand windows.
-        for v in 0..V {
-            _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
-        }
-        // Hide the stores from the optimiser: it would otherwise forward
-        // them and turn the broadcasts into shuffles (port 5, shared with
-        // IFMA) instead of loads (free ports).
-        let xp = opaque(xs.0.as_ptr().add(PAD) as *const i64);
-        let mut d = x;
-        for v in 0..V {
-            d[v] = _mm512_add_epi64(x[v], x[v]);
-        }
-        let c = high(xp, &d);
-        x = fold_tail::<V, V2>(plan, k, &c, || low(xp, &d), &mut dbuf, sets);
+        x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut dbuf, sets, &high, &low);
     }
     save_digits(&x, s);
+}
+
+/// One squaring of the loop value `x` (the body of [`sqr_n_with`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sqr_step<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    x: &[__m512i; V],
+    xs: &mut Buf,
+    dbuf: &mut Buf,
+    sets: usize,
+    high: &impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    low: &impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V],
+) -> [__m512i; V] {
+    // Digits to memory for the row broadcasts, doubled digits in
+    // registers for the operand windows.
+    for v in 0..V {
+        _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
+    }
+    // Hide the stores from the optimiser: it would otherwise forward
+    // them and turn the broadcasts into shuffles (port 5, shared with
+    // IFMA) instead of loads (free ports).
+    let xp = opaque(xs.0.as_ptr().add(PAD) as *const i64);
+    let mut d = *x;
+    for v in 0..V {
+        d[v] = _mm512_add_epi64(x[v], x[v]);
+    }
+    let c = high(xp, &d);
+    fold_tail::<V, V2>(plan, k, &c, || low(xp, &d), dbuf, sets)
+}
+
+/// The entry `digit` of a table of `entries` loop values (`8V` digits
+/// each), read by scanning every entry with a mask: no address depends on
+/// `digit`.
+#[inline(always)]
+unsafe fn ct_select_entry<const V: usize>(table: &[u64], entries: usize, digit: u64) -> [__m512i; V] {
+    debug_assert!(table.len() >= entries * LANES * V);
+    let mut acc = [_mm512_setzero_si512(); V];
+    for i in 0..entries {
+        let mask = _mm512_set1_epi64(crate::rsa::eq_mask(i as u64, digit) as i64);
+        let entry = table.as_ptr().add(i * LANES * V) as *const i64;
+        for v in 0..V {
+            let e = _mm512_loadu_epi64(entry.add(LANES * v));
+            acc[v] = _mm512_or_si512(acc[v], _mm512_and_si512(e, mask));
+        }
+    }
+    acc
+}
+
+/// Fixed-window exponentiation in loop form, everything in one call (the
+/// RSA kernel's loop, [`crate::kernel::Kernel::pow_windows`]): `s <-
+/// table[top digit]`, then per lower window `w` squarings and one product
+/// with the masked-selected entry.  The operand buffers are set up once
+/// per call (per-product setup was a third of the product's cost) and
+/// zeroed before returning: they held secret digits.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pow_windows_with<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    s: &mut [u64],
+    table: &[u64],
+    e: &[u64],
+    windows: usize,
+    w: usize,
+    high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    low: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V],
+) {
+    debug_assert!(V2 == 2 * V && plan.v == V && s.len() == LANES * V && windows >= 1);
+    let entries = 1usize << w;
+    assert!(table.len() == entries * LANES * V, "pow_windows: table of 2^w entries of 8V digits");
+    let mut xs = Buf([0; BUF]);
+    let mut ys = Buf([0; BUF]);
+    let mut dbuf = Buf([0; BUF]);
+    let sets = FOLD_SETS.with_v(V);
+    let zero = [_mm512_setzero_si512(); V];
+    let mut x = ct_select_entry::<V>(table, entries, crate::rsa::bits_at(e, (windows - 1) * w, w));
+    for j in (0..windows - 1).rev() {
+        for _ in 0..w {
+            x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut dbuf, sets, &high, &low);
+        }
+        let digit = crate::rsa::bits_at(e, j * w, w);
+        let y = ct_select_entry::<V>(table, entries, digit);
+        // The deliberate leak of the constant-time checks (test builds only).
+        #[cfg(feature = "ct-leak-test")]
+        if digit == 0 {
+            continue;
+        }
+        for v in 0..V {
+            _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
+            _mm512_store_epi64(ys.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, y[v]);
+        }
+        let cols = mul_cols::<V, V2>(k + 1, &xs, &ys);
+        x = fold_tail::<V, V2>(plan, k, &cols, || zero, &mut dbuf, sets);
+    }
+    save_digits(&x, s);
+    for buf in [&mut xs, &mut ys, &mut dbuf] {
+        crate::rsa::zeroize(&mut buf.0);
+    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/ifma_gen.rs"));
@@ -394,6 +480,12 @@ impl Kernel for FoldIfmaKernel {
         // SAFETY: as above.
         unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a, b, &mut out) };
         out
+    }
+    fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
+        let f = pow_generated(self.plan.k + 1)
+            .expect("a generated kernel for every width from 256 to 4096 bits");
+        // SAFETY: the kernel exists only if the CPU has the features.
+        unsafe { f(&self.plan, s, table, e, windows, w) }
     }
 }
 

@@ -25,6 +25,15 @@ pub trait Kernel: Send + Sync {
     fn sqr_n_internal(&self, s: &mut [u64], k: u64);
     /// The product of two internal forms, as an internal form.
     fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64>;
+    /// Fixed-window exponentiation in internal form (the RSA kernel's loop):
+    /// `s <- table[d_(windows-1)]`, then for each lower window `j`
+    /// `s <- s^(2^w) * table[d_j]`, where `d_j` is bits `jw .. jw+w` of `e`
+    /// and `table` holds `2^w` internal forms of `s.len()` limbs.  Every
+    /// entry is read with a mask, so no branch or address depends on `e`.
+    /// Backends with a fused loop override this (`ifma`).
+    fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
+        crate::rsa::pow_windows_generic(self, s, table, e, windows, w)
+    }
     /// The fold plan, for the fold backends (`ifma`, `fold-portable`), whose
     /// loop forms are radix-2^50 digits: callers may then leave the loop form
     /// with [`crate::single::fold_leave`] instead of [`Kernel::leave`].

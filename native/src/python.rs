@@ -358,6 +358,217 @@ impl Ring {
     }
 }
 
+/// An RSA prime as the kernels take it: odd, 3 .. 2048 bits.
+fn rsa_prime(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<BigUint> {
+    let v = require_int(name, obj)?;
+    let (sign, mag) = v.into_parts();
+    if sign == Sign::Minus || mag < BigUint::from(3u32) || !mag.bit(0) {
+        return Err(param_error(name, "must be an odd integer >= 3"));
+    }
+    if mag.bits() > 2048 {
+        return Err(param_error(name, format!("at most 2048 bits, got {} bits", mag.bits())));
+    }
+    Ok(mag)
+}
+
+/// The per-operation inputs of the RSA kernels, checked and as limbs
+/// (zeroed on drop: the exponents and `c` are secret).
+struct RsaOperands {
+    c: Vec<u64>,
+    dp: Vec<u64>,
+    dq: Vec<u64>,
+    exp_bits: usize,
+}
+
+impl RsaOperands {
+    /// `0 <= c < n`; `0 <= dp, dq < 2**exp_bits`; `exp_bits <= prime_bits + 256`.
+    fn read(
+        c: &Bound<'_, PyAny>,
+        dp: &Bound<'_, PyAny>,
+        dq: &Bound<'_, PyAny>,
+        exp_bits: &Bound<'_, PyAny>,
+        n: &BigUint,
+        prime_bits: u64,
+        c_limbs: usize,
+    ) -> PyResult<Self> {
+        let eb = require_u64("exp_bits", exp_bits)?;
+        let max_eb = prime_bits + 256;
+        if eb > max_eb {
+            return Err(param_error("exp_bits", format!("at most max(bits(p), bits(q)) + 256 = {max_eb}, got {eb}")));
+        }
+        let cv = require_int("c", c)?;
+        let (sign, cv) = cv.into_parts();
+        if sign == Sign::Minus || &cv >= n {
+            return Err(param_error("c", "out of range: need 0 <= c < p*q"));
+        }
+        let exponent = |name: &str, obj: &Bound<'_, PyAny>| -> PyResult<BigUint> {
+            let v = require_int(name, obj)?;
+            let (sign, mag) = v.into_parts();
+            if sign == Sign::Minus || mag.bits() > eb {
+                return Err(param_error(name, format!("out of range: need 0 <= {name} < 2**exp_bits")));
+            }
+            Ok(mag)
+        };
+        let ne = (eb as usize).div_ceil(64).max(1);
+        let dp = to_limbs(&exponent("dp", dp)?, ne);
+        let dq = to_limbs(&exponent("dq", dq)?, ne);
+        Ok(RsaOperands { c: to_limbs(&cv, c_limbs), dp, dq, exp_bits: eb as usize })
+    }
+}
+
+impl Drop for RsaOperands {
+    fn drop(&mut self) {
+        for buf in [&mut self.c, &mut self.dp, &mut self.dq] {
+            crate::rsa::zeroize(buf);
+        }
+    }
+}
+
+/// An RSA private key prepared once for the constant-time CRT kernel.
+///
+/// ``RsaKey(p, q, qinv, e)`` derives, per prime, the Montgomery constants,
+/// the fold table and the kernel (about 50 us at 2048 bits, which a one-shot
+/// ``rsa_crt_halves`` pays on every call), and a kernel modulo ``n = p*q``
+/// for the public check.  The derived secrets are zeroed when the object is
+/// freed.  Methods release the GIL.
+#[pyclass(frozen, module = "modforge._native")]
+pub struct RsaKey {
+    ctx: crate::rsa::RsaCtx,
+    n: BigUint,
+    prime_bits: u64,
+    np: usize,
+    nq: usize,
+}
+
+impl RsaKey {
+    fn limbs_below(&self, name: &str, obj: &Bound<'_, PyAny>, bound: &BigUint, limbs: usize) -> PyResult<Vec<u64>> {
+        let v = require_int(name, obj)?;
+        let (sign, mag) = v.into_parts();
+        if sign == Sign::Minus || &mag >= bound {
+            return Err(param_error(name, "out of range"));
+        }
+        Ok(to_limbs(&mag, limbs))
+    }
+}
+
+#[pymethods]
+impl RsaKey {
+    #[new]
+    #[pyo3(signature = (p, q, qinv, e))]
+    fn new(p: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, qinv: &Bound<'_, PyAny>, e: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let p = rsa_prime("p", p)?;
+        let q = rsa_prime("q", q)?;
+        if p == q {
+            return Err(param_error("q", "must differ from p"));
+        }
+        let (np, nq) = (portable::limbs_for_bits(p.bits()), portable::limbs_for_bits(q.bits()));
+        let qi = require_int("qinv", qinv)?;
+        let (sign, qi) = qi.into_parts();
+        if sign == Sign::Minus || qi >= p || (&qi * &q) % &p != BigUint::from(1u32) {
+            return Err(param_error("qinv", "must be q^-1 mod p"));
+        }
+        let ev = require_int("e", e)?;
+        let (sign, ev) = ev.into_parts();
+        let n = &p * &q;
+        if sign == Sign::Minus || ev < BigUint::from(3u32) || ev >= n {
+            return Err(param_error("e", "must satisfy 3 <= e < n"));
+        }
+        let (mut pl, mut ql, mut qil) = (to_limbs(&p, np), to_limbs(&q, nq), to_limbs(&qi, np));
+        let el = to_limbs(&ev, portable::limbs_for_bits(ev.bits()).max(1));
+        let ctx = crate::rsa::RsaCtx::new(&pl, &ql, &qil, &el);
+        for buf in [&mut pl, &mut ql, &mut qil] {
+            crate::rsa::zeroize(buf);
+        }
+        Ok(RsaKey { ctx, prime_bits: p.bits().max(q.bits()), n, np, nq })
+    }
+
+    /// ``(c**dp % p, c**dq % q)`` (as ``rsa_crt_halves``, with the per-key work done once).
+    #[pyo3(signature = (c, dp, dq, exp_bits))]
+    fn halves<'py>(
+        &self,
+        py: Python<'py>,
+        c: &Bound<'py, PyAny>,
+        dp: &Bound<'py, PyAny>,
+        dq: &Bound<'py, PyAny>,
+        exp_bits: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let ops = RsaOperands::read(c, dp, dq, exp_bits, &self.n, self.prime_bits, self.np + self.nq)?;
+        let (mut xp, mut xq) = py.detach(|| self.ctx.halves(&ops.c, &ops.dp, &ops.dq, ops.exp_bits));
+        let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
+        crate::rsa::zeroize(&mut xp);
+        crate::rsa::zeroize(&mut xq);
+        Ok(out)
+    }
+
+    /// Garner's recombination of ``0 <= xp < p``, ``0 <= xq < q``: the ``x < n``
+    /// congruent to both (constant time).
+    fn recombine(&self, py: Python<'_>, xp: &Bound<'_, PyAny>, xq: &Bound<'_, PyAny>) -> PyResult<BigUint> {
+        let p = from_limbs(&self.ctx_p());
+        let q = from_limbs(&self.ctx_q());
+        let mut xpl = self.limbs_below("xp", xp, &p, self.np)?;
+        let mut xql = self.limbs_below("xq", xq, &q, self.nq)?;
+        let mut x = py.detach(|| self.ctx.recombine(&xpl, &xql));
+        let out = from_limbs(&x);
+        for buf in [&mut xpl, &mut xql, &mut x] {
+            crate::rsa::zeroize(buf);
+        }
+        Ok(out)
+    }
+
+    /// Whether ``x**e % n == c`` (public data).
+    fn check(&self, x: &Bound<'_, PyAny>, c: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let limbs = self.np + self.nq;
+        let (Ok(xl), Ok(cl)) = (self.limbs_below("x", x, &self.n, limbs), self.limbs_below("c", c, &self.n, limbs)) else {
+            return Ok(false);
+        };
+        Ok(self.ctx.check(&xl, &cl))
+    }
+
+    /// The checked private operation ``c**d % n``: both halves, Garner, and
+    /// ``x**e % n == c`` before release; ``None`` when the check fails (a
+    /// fault: the value never leaves native code).  ``_fault`` (tests only)
+    /// flips a bit of the p (1) or q (2) half before recombination.
+    #[pyo3(signature = (c, dp, dq, exp_bits, _fault = 0))]
+    fn private(
+        &self,
+        py: Python<'_>,
+        c: &Bound<'_, PyAny>,
+        dp: &Bound<'_, PyAny>,
+        dq: &Bound<'_, PyAny>,
+        exp_bits: &Bound<'_, PyAny>,
+        _fault: u8,
+    ) -> PyResult<Option<BigUint>> {
+        let ops = RsaOperands::read(c, dp, dq, exp_bits, &self.n, self.prime_bits, self.np + self.nq)?;
+        match py.detach(|| self.ctx.private(&ops.c, &ops.dp, &ops.dq, ops.exp_bits, _fault)) {
+            crate::rsa::Private::Ok(mut x) => {
+                let out = from_limbs(&x);
+                crate::rsa::zeroize(&mut x);
+                Ok(Some(out))
+            }
+            crate::rsa::Private::Fault => Ok(None),
+        }
+    }
+
+    /// Bits of ``n``.
+    #[getter]
+    fn bits(&self) -> u64 {
+        self.n.bits()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("RsaKey(bits={})", self.n.bits())
+    }
+}
+
+impl RsaKey {
+    fn ctx_p(&self) -> Vec<u64> {
+        self.ctx.p_limbs().to_vec()
+    }
+    fn ctx_q(&self) -> Vec<u64> {
+        self.ctx.q_limbs().to_vec()
+    }
+}
+
 #[pymodule(name = "_native", gil_used = false)]
 mod native_module {
     use super::*;
@@ -409,56 +620,22 @@ mod native_module {
         dq: &Bound<'py, PyAny>,
         exp_bits: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let prime = |name: &str, obj: &Bound<'py, PyAny>| -> PyResult<BigUint> {
-            let v = require_int(name, obj)?;
-            let (sign, mag) = v.into_parts();
-            if sign == Sign::Minus || mag < BigUint::from(3u32) || !mag.bit(0) {
-                return Err(param_error(name, "must be an odd integer >= 3"));
-            }
-            if mag.bits() > 2048 {
-                return Err(param_error(name, format!("at most 2048 bits, got {} bits", mag.bits())));
-            }
-            Ok(mag)
-        };
-        let p = prime("p", p)?;
-        let q = prime("q", q)?;
-        let eb = require_u64("exp_bits", exp_bits)?;
-        let max_eb = p.bits().max(q.bits()) + 256;
-        if eb > max_eb {
-            return Err(param_error("exp_bits", format!("at most max(bits(p), bits(q)) + 256 = {max_eb}, got {eb}")));
-        }
+        let p = super::rsa_prime("p", p)?;
+        let q = super::rsa_prime("q", q)?;
         let n = &p * &q;
-        let cv = require_int("c", c)?;
-        let (sign, cv) = cv.into_parts();
-        if sign == Sign::Minus || cv >= n {
-            return Err(param_error("c", "out of range: need 0 <= c < p*q"));
-        }
-        let exponent = |name: &str, obj: &Bound<'py, PyAny>| -> PyResult<BigUint> {
-            let v = require_int(name, obj)?;
-            let (sign, mag) = v.into_parts();
-            if sign == Sign::Minus || mag.bits() > eb {
-                return Err(param_error(name, format!("out of range: need 0 <= {name} < 2**exp_bits")));
-            }
-            Ok(mag)
-        };
-        let dp = exponent("dp", dp)?;
-        let dq = exponent("dq", dq)?;
-        let np = portable::limbs_for_bits(p.bits());
-        let nq = portable::limbs_for_bits(q.bits());
-        let ne = (eb as usize).div_ceil(64).max(1);
-        let mut cl = to_limbs(&cv, np + nq);
-        let mut pl = to_limbs(&p, np);
-        let mut ql = to_limbs(&q, nq);
-        let mut dpl = to_limbs(&dp, ne);
-        let mut dql = to_limbs(&dq, ne);
-        let (mut xp, mut xq) =
-            py.detach(|| crate::rsa::crt_halves(&cl, &pl, &dpl, &ql, &dql, eb as usize));
+        let (np, nq) = (portable::limbs_for_bits(p.bits()), portable::limbs_for_bits(q.bits()));
+        let ops = super::RsaOperands::read(c, dp, dq, exp_bits, &n, p.bits().max(q.bits()), np + nq)?;
+        let (mut pl, mut ql) = (to_limbs(&p, np), to_limbs(&q, nq));
+        let (mut xp, mut xq) = py.detach(|| crate::rsa::crt_halves(&ops.c, &pl, &ops.dp, &ql, &ops.dq, ops.exp_bits));
         let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
-        for buf in [&mut cl, &mut pl, &mut ql, &mut dpl, &mut dql, &mut xp, &mut xq] {
+        for buf in [&mut pl, &mut ql, &mut xp, &mut xq] {
             crate::rsa::zeroize(buf);
         }
         Ok(out)
     }
+
+    #[pymodule_export]
+    use super::RsaKey;
 
     /// Every backend compiled in (``supported_backends()``: those this CPU runs).
     #[pyfunction]

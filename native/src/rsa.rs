@@ -44,7 +44,7 @@ pub fn zeroize(x: &mut [u64]) {
 
 /// All ones when `a == b`, else zero, without a branch.
 #[inline(always)]
-fn eq_mask(a: u64, b: u64) -> u64 {
+pub(crate) fn eq_mask(a: u64, b: u64) -> u64 {
     let d = a ^ b;
     opaque_u64(((d | d.wrapping_neg()) >> 63).wrapping_sub(1))
 }
@@ -60,32 +60,8 @@ pub fn ct_select(out: &mut [u64], table: &[u64], len: usize, idx: u64) {
     }
 }
 
-/// [`ct_select`] with AVX-512 (entries a multiple of 8 limbs).
-///
-/// # Safety
-/// The CPU must support AVX-512F; `len % 8 == 0`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn ct_select_avx512(out: &mut [u64], table: &[u64], len: usize, idx: u64) {
-    use core::arch::x86_64::*;
-    let vecs = len / LANES;
-    debug_assert!(vecs <= MAX_VECTORS && len % LANES == 0);
-    let mut acc = [_mm512_setzero_si512(); MAX_VECTORS];
-    for (i, entry) in table.chunks_exact(len).enumerate() {
-        let mask = _mm512_set1_epi64(eq_mask(i as u64, idx) as i64);
-        for v in 0..vecs {
-            let e = _mm512_loadu_epi64(entry.as_ptr().add(LANES * v) as *const i64);
-            acc[v] = _mm512_or_si512(acc[v], _mm512_and_si512(e, mask));
-        }
-    }
-    for v in 0..vecs {
-        _mm512_storeu_epi64(out.as_mut_ptr().add(LANES * v) as *mut i64, acc[v]);
-        acc[v] = _mm512_setzero_si512();
-    }
-}
-
 /// Bits `pos .. pos + w` of `e` (limbs; bits past the end are zero).
-fn bits_at(e: &[u64], pos: usize, w: usize) -> u64 {
+pub(crate) fn bits_at(e: &[u64], pos: usize, w: usize) -> u64 {
     let (i, b) = (pos / 64, pos % 64);
     let lo = e.get(i).copied().unwrap_or(0) >> b;
     let hi = if b > 0 { e.get(i + 1).copied().unwrap_or(0) << (64 - b) } else { 0 };
@@ -133,173 +109,449 @@ fn add_mod(acc: &mut [u64], y: &[u64], pe: &[u64]) {
     ct_sub_if_ge(acc, pe);
 }
 
-/// One half: `c^e mod p`, canonical.  `c` has any number of limbs, `e` is
-/// processed at exactly `exp_bits` bits; `fold_ifma` picks the kernel.
-pub fn half(c: &[u64], p: &[u64], e: &[u64], exp_bits: usize, adx: bool, fold_ifma: bool) -> Vec<u64> {
-    let n = p.len();
-    assert!(n >= 1 && p[0] & 1 == 1 && p[n - 1] != 0, "rsa::half: p must be odd with a non-zero top limb");
-    let mont = Mont::new(p, adx);
-    let mut t = mont.scratch();
-    let mut pe = p.to_vec();
-    pe.push(0);
-
-    // R mod p, 2^64 R mod p, 2^50 R mod p by masked doublings.
-    let mut x = vec![0u64; n + 1];
-    x[n - 1] = 1;
-    for _ in 0..64 {
-        dbl_mod(&mut x, &pe);
-    }
-    let mut r1 = x[..n].to_vec();
-    let mut c50 = x.clone();
-    for _ in 0..50 {
-        dbl_mod(&mut c50, &pe);
-    }
-    for _ in 0..64 {
-        dbl_mod(&mut x, &pe);
-    }
-    let mut d64 = x[..n].to_vec();
-    c50.truncate(n);
-    // R^2 = Montgomery form of 2^(64n): (2^64 R)^n in the Montgomery domain.
-    let mut r2 = r1.clone();
-    let mut tmp = vec![0u64; n];
-    for bit in (0..usize::BITS - n.leading_zeros()).rev() {
-        mont.mul_canon(&mut tmp, &r2, &r2, &mut t);
-        std::mem::swap(&mut r2, &mut tmp);
-        if (n >> bit) & 1 == 1 {
-            // public: the limb count
-            mont.mul_canon(&mut tmp, &r2, &d64, &mut t);
-            std::mem::swap(&mut r2, &mut tmp);
-        }
-    }
-
-    // c mod p = sum over n-limb chunks Y_k of amm(Y_k, R^(k+1)) = Y_k R^k.
-    let mut acc = vec![0u64; n + 1];
-    let mut rpow = r1.clone();
-    let mut chunk = vec![0u64; n];
-    for (k, ys) in c.chunks(n).enumerate() {
-        chunk.fill(0);
-        chunk[..ys.len()].copy_from_slice(ys);
-        if k > 0 {
-            mont.mul_canon(&mut tmp, &rpow, &r2, &mut t);
-            std::mem::swap(&mut rpow, &mut tmp);
-        }
-        mont.mul_canon(&mut tmp, &chunk, &rpow, &mut t);
-        add_mod(&mut acc, &tmp, &pe);
-    }
-    let mut cm = acc[..n].to_vec();
-
-    // The fold plan: K from the bit length of p (public), rows by products.
-    let bits = 64 * n - p[n - 1].leading_zeros() as usize;
-    let mut k = 1usize;
-    while bits + 1 + (usize::BITS - (k + 2).leading_zeros()) as usize > 50 * k {
-        k += 1;
-    }
-    let v = (k + 1).div_ceil(LANES);
-    assert!(v <= MAX_VECTORS);
-    let h = k + 2;
-    // 2^(50K): Montgomery power of 2^50 R, then out of the domain.
-    let mut z = r1.clone();
-    for bit in (0..usize::BITS - k.leading_zeros()).rev() {
-        mont.mul_canon(&mut tmp, &z, &z, &mut t);
-        std::mem::swap(&mut z, &mut tmp);
-        if (k >> bit) & 1 == 1 {
-            mont.mul_canon(&mut tmp, &z, &c50, &mut t);
-            std::mem::swap(&mut z, &mut tmp);
-        }
-    }
-    let mut one = vec![0u64; n];
-    one[0] = 1;
-    mont.mul_canon(&mut tmp, &z, &one, &mut t);
-    std::mem::swap(&mut z, &mut tmp);
-    let mut table = vec![Lane8::default(); h * v];
-    for r in 0..h {
-        let mut digits = to_digits(&z, k);
-        for (j, &d) in digits.iter().enumerate() {
-            table[r * v + j / LANES].0[j % LANES] = d;
-        }
-        zeroize(&mut digits);
-        // z = z * 2^50 mod p = amm(z, 2^50 R)
-        mont.mul_canon(&mut tmp, &z, &c50, &mut t);
-        std::mem::swap(&mut z, &mut tmp);
-    }
-    let mut r3 = vec![0u64; n];
-    mont.mul_canon(&mut r3, &r2, &r2, &mut t);
-    let plan = FoldPlan {
-        k,
-        v,
-        table,
-        ctx: MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 },
-    };
-    let kernel: Box<dyn Kernel> = if fold_ifma && bits >= crate::dispatch::MIN_FAST_BITS as usize {
-        #[cfg(target_arch = "x86_64")]
-        {
-            Box::new(crate::ifma::FoldIfmaKernel { plan })
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            Box::new(FoldPortableKernel { plan })
-        }
-    } else {
-        Box::new(FoldPortableKernel { plan })
-    };
-    let plan = kernel.fold_plan().expect("a fold kernel");
-
-    // The window table in loop form: base^0 .. base^(2^w - 1).
-    let lanes = LANES * v;
-    let w = default_window(exp_bits);
-    let entries = 1usize << w;
-    let mut wt = vec![0u64; entries * lanes];
-    wt[..lanes].copy_from_slice(&to_digits(&one, lanes));
-    let mut base = kernel.enter(&cm);
-    wt[lanes..2 * lanes].copy_from_slice(&base);
-    for i in 2..entries {
-        let mut next = kernel.mul_internal(&wt[(i - 1) * lanes..i * lanes], &base);
-        wt[i * lanes..(i + 1) * lanes].copy_from_slice(&next);
-        zeroize(&mut next);
-    }
-
-    // Fixed windows from the top; every window w squarings and one product.
-    let windows = exp_bits.div_ceil(w).max(1);
-    let mut accd = vec![0u64; lanes];
-    let select = |out: &mut [u64], idx: u64| {
-        #[cfg(target_arch = "x86_64")]
-        if fold_ifma {
-            // SAFETY: IFMA support implies AVX-512F; entries are 8v limbs.
-            unsafe { ct_select_avx512(out, &wt, lanes, idx) };
-            return;
-        }
-        ct_select(out, &wt, lanes, idx);
-    };
-    select(&mut accd, bits_at(e, (windows - 1) * w, w));
-    let mut sel = vec![0u64; lanes];
+/// The generic loop of [`Kernel::pow_windows`]: one `sqr_n_internal` and
+/// one `mul_internal` per window, the entry read by [`ct_select`].
+pub fn pow_windows_generic<K: Kernel + ?Sized>(
+    kernel: &K,
+    s: &mut [u64],
+    table: &[u64],
+    e: &[u64],
+    windows: usize,
+    w: usize,
+) {
+    let len = s.len();
+    assert!(windows >= 1 && table.len() == len << w, "pow_windows: table of 2^w entries");
+    ct_select(s, table, len, bits_at(e, (windows - 1) * w, w));
+    let mut sel = vec![0u64; len];
     for j in (0..windows - 1).rev() {
-        kernel.sqr_n_internal(&mut accd, w as u64);
+        kernel.sqr_n_internal(s, w as u64);
         let digit = bits_at(e, j * w, w);
-        select(&mut sel, digit);
+        ct_select(&mut sel, table, len, digit);
         // The deliberate leak of the valgrind check (test builds only).
         #[cfg(feature = "ct-leak-test")]
         if digit == 0 {
             continue;
         }
-        let mut next = kernel.mul_internal(&accd, &sel);
-        accd.copy_from_slice(&next);
+        let mut next = kernel.mul_internal(s, &sel);
+        s.copy_from_slice(&next);
         zeroize(&mut next);
     }
-    let out = fold_leave(plan, &mont, &r2, &accd);
+    zeroize(&mut sel);
+}
 
-    // Zero the secrets we own.
-    for buf in [&mut r1, &mut c50, &mut d64, &mut r2, &mut tmp, &mut acc, &mut cm, &mut chunk, &mut rpow, &mut z, &mut t, &mut wt, &mut accd, &mut sel, &mut base, &mut x, &mut pe] {
-        zeroize(buf);
-    }
-    if let Some(mut plan) = kernel.into_fold_plan() {
-        for lane in plan.table.iter_mut() {
-            zeroize(&mut lane.0);
+/// Everything one prime's half needs, derived once per key (OpenSSL keeps
+/// the same in its `BN_MONT_CTX`): the Montgomery constants, the fold table
+/// `2^(50(K+r)) mod p` and the kernel.  Secret (it is a function of `p`);
+/// zeroed on drop.
+pub struct HalfCtx {
+    mont: Mont,
+    /// `p` with one zero limb on top, for the masked modular additions.
+    pe: Vec<u64>,
+    /// `R mod p`, `R^2 mod p` (`R = 2^(64n)`).
+    r1: Vec<u64>,
+    r2: Vec<u64>,
+    kernel: Option<Box<dyn Kernel>>,
+}
+
+impl HalfCtx {
+    /// The context of the odd `p` (limbs, top limb non-zero); `fold_ifma`
+    /// picks the IFMA fold kernel, else its portable twin.  Constant time in
+    /// `p` (see the module doc for what is public).
+    pub fn new(p: &[u64], adx: bool, fold_ifma: bool) -> Self {
+        let n = p.len();
+        assert!(n >= 1 && p[0] & 1 == 1 && p[n - 1] != 0, "rsa::HalfCtx: p must be odd with a non-zero top limb");
+        let mont = Mont::new(p, adx);
+        let mut t = mont.scratch();
+        let mut pe = p.to_vec();
+        pe.push(0);
+
+        // R mod p, 2^64 R mod p, 2^50 R mod p by masked doublings.
+        let mut x = vec![0u64; n + 1];
+        x[n - 1] = 1;
+        for _ in 0..64 {
+            dbl_mod(&mut x, &pe);
         }
-        zeroize(&mut plan.ctx.m);
-        zeroize(&mut plan.ctx.r2);
-        zeroize(&mut plan.ctx.r3);
+        let r1 = x[..n].to_vec();
+        let mut c50 = x.clone();
+        for _ in 0..50 {
+            dbl_mod(&mut c50, &pe);
+        }
+        for _ in 0..64 {
+            dbl_mod(&mut x, &pe);
+        }
+        let mut d64 = x[..n].to_vec();
+        c50.truncate(n);
+        // R^2 = Montgomery form of 2^(64n): (2^64 R)^n in the Montgomery domain.
+        let mut r2 = r1.clone();
+        let mut tmp = vec![0u64; n];
+        for bit in (0..usize::BITS - n.leading_zeros()).rev() {
+            mont.mul_canon(&mut tmp, &r2, &r2, &mut t);
+            std::mem::swap(&mut r2, &mut tmp);
+            if (n >> bit) & 1 == 1 {
+                // public: the limb count
+                mont.mul_canon(&mut tmp, &r2, &d64, &mut t);
+                std::mem::swap(&mut r2, &mut tmp);
+            }
+        }
+
+        // The fold plan: K from the bit length of p (public), rows by products.
+        let bits = 64 * n - p[n - 1].leading_zeros() as usize;
+        let mut k = 1usize;
+        while bits + 1 + (usize::BITS - (k + 2).leading_zeros()) as usize > 50 * k {
+            k += 1;
+        }
+        let v = (k + 1).div_ceil(LANES);
+        assert!(v <= MAX_VECTORS);
+        let h = k + 2;
+        // 2^(50K): Montgomery power of 2^50 R, then out of the domain.
+        let mut z = r1.clone();
+        for bit in (0..usize::BITS - k.leading_zeros()).rev() {
+            mont.mul_canon(&mut tmp, &z, &z, &mut t);
+            std::mem::swap(&mut z, &mut tmp);
+            if (k >> bit) & 1 == 1 {
+                mont.mul_canon(&mut tmp, &z, &c50, &mut t);
+                std::mem::swap(&mut z, &mut tmp);
+            }
+        }
+        let mut one = vec![0u64; n];
+        one[0] = 1;
+        mont.mul_canon(&mut tmp, &z, &one, &mut t);
+        std::mem::swap(&mut z, &mut tmp);
+        let mut table = vec![Lane8::default(); h * v];
+        for r in 0..h {
+            let mut digits = to_digits(&z, k);
+            for (j, &d) in digits.iter().enumerate() {
+                table[r * v + j / LANES].0[j % LANES] = d;
+            }
+            zeroize(&mut digits);
+            // z = z * 2^50 mod p = amm(z, 2^50 R)
+            mont.mul_canon(&mut tmp, &z, &c50, &mut t);
+            std::mem::swap(&mut z, &mut tmp);
+        }
+        let mut r3 = vec![0u64; n];
+        mont.mul_canon(&mut r3, &r2, &r2, &mut t);
+        let plan = FoldPlan { k, v, table, ctx: MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 } };
+        let kernel: Box<dyn Kernel> = if fold_ifma && bits >= crate::dispatch::MIN_FAST_BITS as usize {
+            #[cfg(target_arch = "x86_64")]
+            {
+                Box::new(crate::ifma::FoldIfmaKernel { plan })
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                Box::new(FoldPortableKernel { plan })
+            }
+        } else {
+            Box::new(FoldPortableKernel { plan })
+        };
+        for buf in [&mut c50, &mut d64, &mut tmp, &mut z, &mut t, &mut x] {
+            zeroize(buf);
+        }
+        HalfCtx { mont, pe, r1, r2, kernel: Some(kernel) }
+    }
+
+    fn kernel(&self) -> &dyn Kernel {
+        self.kernel.as_deref().expect("a kernel until drop")
+    }
+
+    /// Limbs of `p`.
+    pub fn n(&self) -> usize {
+        self.mont.n()
+    }
+
+    /// `c mod p`, canonical, for `c` of any limb count: the sum over `n`-limb
+    /// chunks `Y_k` of `amm(Y_k, R^(k+1)) = Y_k R^k`, added with masked
+    /// subtractions (no division).
+    pub fn reduce(&self, c: &[u64]) -> Vec<u64> {
+        let n = self.n();
+        let mont = &self.mont;
+        let mut t = mont.scratch();
+        let mut acc = vec![0u64; n + 1];
+        let mut rpow = self.r1.clone();
+        let mut chunk = vec![0u64; n];
+        let mut tmp = vec![0u64; n];
+        for (k, ys) in c.chunks(n).enumerate() {
+            chunk.fill(0);
+            chunk[..ys.len()].copy_from_slice(ys);
+            if k > 0 {
+                mont.mul_canon(&mut tmp, &rpow, &self.r2, &mut t);
+                std::mem::swap(&mut rpow, &mut tmp);
+            }
+            mont.mul_canon(&mut tmp, &chunk, &rpow, &mut t);
+            add_mod(&mut acc, &tmp, &self.pe);
+        }
+        let out = acc[..n].to_vec();
+        for buf in [&mut acc, &mut rpow, &mut chunk, &mut tmp, &mut t] {
+            zeroize(buf);
+        }
+        out
+    }
+
+    /// `c^e mod p`, canonical; `e` processed at exactly `exp_bits` bits in
+    /// fixed windows of `w` bits ([`default_window`] when `None`).
+    pub fn pow(&self, c: &[u64], e: &[u64], exp_bits: usize, w: Option<usize>) -> Vec<u64> {
+        let kernel = self.kernel();
+        let plan = kernel.fold_plan().expect("a fold kernel");
+        let n = self.n();
+        let mut cm = self.reduce(c);
+        // The window table in loop form: base^0 .. base^(2^w - 1).
+        let lanes = LANES * plan.v;
+        let w = w.unwrap_or_else(|| default_window(exp_bits));
+        assert!((1..=8).contains(&w), "rsa::HalfCtx::pow: window of 1 to 8 bits");
+        let entries = 1usize << w;
+        let mut one = vec![0u64; n];
+        one[0] = 1;
+        let mut wt = vec![0u64; entries * lanes];
+        wt[..lanes].copy_from_slice(&to_digits(&one, lanes));
+        let mut base = kernel.enter(&cm);
+        wt[lanes..2 * lanes].copy_from_slice(&base);
+        for i in 2..entries {
+            let mut next = kernel.mul_internal(&wt[(i - 1) * lanes..i * lanes], &base);
+            wt[i * lanes..(i + 1) * lanes].copy_from_slice(&next);
+            zeroize(&mut next);
+        }
+        let windows = exp_bits.div_ceil(w).max(1);
+        let mut accd = vec![0u64; lanes];
+        kernel.pow_windows(&mut accd, &wt, e, windows, w);
+        let out = fold_leave(plan, &self.mont, &self.r2, &accd);
+        for buf in [&mut cm, &mut wt, &mut accd, &mut base] {
+            zeroize(buf);
+        }
+        out
+    }
+
+    /// `x * y mod p` for canonical `x`, `y` (constant time).
+    pub fn mul_mod(&self, x: &[u64], y: &[u64]) -> Vec<u64> {
+        let n = self.n();
+        let mut t = self.mont.scratch();
+        let mut a = vec![0u64; n];
+        self.mont.mul_canon(&mut a, x, &self.r2, &mut t);
+        let mut out = vec![0u64; n];
+        self.mont.mul_canon(&mut out, &a, y, &mut t);
+        zeroize(&mut a);
+        zeroize(&mut t);
+        out
+    }
+
+    /// `(a - b) mod p` for canonical `a`, `b` (constant time).
+    pub fn sub_mod(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        let n = self.n();
+        let mut out = vec![0u64; n];
+        let mut borrow = 0u64;
+        for j in 0..n {
+            let w = (a[j] as u128).wrapping_sub(b[j] as u128).wrapping_sub(borrow as u128);
+            out[j] = w as u64;
+            borrow = (w >> 127) as u64;
+        }
+        let mask = opaque_u64(borrow.wrapping_neg());
+        let mut carry = 0u64;
+        for j in 0..n {
+            let w = out[j] as u128 + (self.mont.m[j] & mask) as u128 + carry as u128;
+            out[j] = w as u64;
+            carry = (w >> 64) as u64;
+        }
+        out
+    }
+}
+
+impl Drop for HalfCtx {
+    fn drop(&mut self) {
+        for buf in [&mut self.pe, &mut self.r1, &mut self.r2, &mut self.mont.m] {
+            zeroize(buf);
+        }
+        if let Some(kernel) = self.kernel.take() {
+            if let Some(mut plan) = kernel.into_fold_plan() {
+                for lane in plan.table.iter_mut() {
+                    zeroize(&mut lane.0);
+                }
+                zeroize(&mut plan.ctx.m);
+                zeroize(&mut plan.ctx.r2);
+                zeroize(&mut plan.ctx.r3);
+            }
+        }
+    }
+}
+
+/// One half: `c^e mod p`, canonical.  `c` has any number of limbs, `e` is
+/// processed at exactly `exp_bits` bits; `fold_ifma` picks the kernel.
+pub fn half(c: &[u64], p: &[u64], e: &[u64], exp_bits: usize, adx: bool, fold_ifma: bool) -> Vec<u64> {
+    HalfCtx::new(p, adx, fold_ifma).pow(c, e, exp_bits, None)
+}
+
+/// `a * b` (schoolbook, fixed trip counts), `a.len() + b.len()` limbs.
+fn mul_wide(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = vec![0u64; a.len() + b.len()];
+    for (i, &ai) in a.iter().enumerate() {
+        let mut carry = 0u64;
+        for (j, &bj) in b.iter().enumerate() {
+            let w = out[i + j] as u128 + (ai as u128) * (bj as u128) + carry as u128;
+            out[i + j] = w as u64;
+            carry = (w >> 64) as u64;
+        }
+        out[i + b.len()] = carry;
     }
     out
+}
+
+/// A private key prepared once (seed 004 Sec. 3.1: CRT): both halves'
+/// contexts, Garner's constant `qinv R mod p`, and a kernel for the public
+/// check `x^e mod n`.  Zeroed on drop.
+pub struct RsaCtx {
+    hp: HalfCtx,
+    hq: HalfCtx,
+    q: Vec<u64>,
+    /// `qinv * R mod p` (Montgomery form of `q^-1 mod p`).
+    qinv_r: Vec<u64>,
+    /// The public side: `n`, `e` and a kernel modulo `n`.
+    n: Vec<u64>,
+    e: Vec<u64>,
+    n_kernel: Box<dyn Kernel>,
+}
+
+/// What [`RsaCtx::private`] hands back.
+pub enum Private {
+    /// The checked result `c^d mod n` (`np + nq` limbs).
+    Ok(Vec<u64>),
+    /// The public-exponent check failed: a fault; no value is released.
+    Fault,
+}
+
+impl RsaCtx {
+    /// `p`, `q` odd (limbs, top limbs non-zero), `qinv = q^-1 mod p`
+    /// (canonical, `p`'s limb count), `e` the public exponent.
+    pub fn new(p: &[u64], q: &[u64], qinv: &[u64], e: &[u64]) -> Self {
+        let adx = crate::dispatch::supported("adx");
+        let ifma = crate::dispatch::fold_ifma_supported();
+        let hp = HalfCtx::new(p, adx, ifma);
+        let hq = HalfCtx::new(q, adx, ifma);
+        let mut t = hp.mont.scratch();
+        let mut qinv_r = vec![0u64; hp.n()];
+        hp.mont.mul_canon(&mut qinv_r, qinv, &hp.r2, &mut t);
+        zeroize(&mut t);
+        let mut n = mul_wide(p, q);
+        while n.len() > 1 && n[n.len() - 1] == 0 {
+            n.pop();
+        }
+        let nbits = 64 * n.len() as u64 - n[n.len() - 1].leading_zeros() as u64;
+        // The check runs on public data: any correct backend; the fastest here.
+        let name = if crate::dispatch::supported("ifma") && nbits >= crate::dispatch::MIN_FAST_BITS {
+            "ifma"
+        } else if crate::dispatch::supported("adx") && nbits >= crate::dispatch::MIN_FAST_BITS {
+            "adx"
+        } else {
+            "portable"
+        };
+        let n_kernel = crate::dispatch::build(name, &n).expect("a kernel for n = p*q");
+        let mut e = e.to_vec();
+        while e.len() > 1 && e[e.len() - 1] == 0 {
+            e.pop();
+        }
+        RsaCtx { hp, hq, q: q.to_vec(), qinv_r, n, e, n_kernel }
+    }
+
+    /// Limbs of `n`.
+    pub fn n_limbs(&self) -> usize {
+        self.n.len()
+    }
+
+    /// `p` and `q` as limbs.
+    pub fn p_limbs(&self) -> &[u64] {
+        &self.hp.mont.m
+    }
+    pub fn q_limbs(&self) -> &[u64] {
+        &self.q
+    }
+
+    /// `(c^dp mod p, c^dq mod q)`, exponents processed at `exp_bits` bits.
+    pub fn halves(&self, c: &[u64], dp: &[u64], dq: &[u64], exp_bits: usize) -> (Vec<u64>, Vec<u64>) {
+        (self.hp.pow(c, dp, exp_bits, None), self.hq.pow(c, dq, exp_bits, None))
+    }
+
+    /// Garner: the `x < n` with `x = xp (mod p)`, `x = xq (mod q)`, as
+    /// `xq + q * ((xp - xq) qinv mod p)`, in constant time (`np + nq` limbs).
+    pub fn recombine(&self, xp: &[u64], xq: &[u64]) -> Vec<u64> {
+        let mut xqp = self.hp.reduce(xq);
+        let mut diff = self.hp.sub_mod(xp, &xqp);
+        let mut t = self.hp.mont.scratch();
+        let mut h = vec![0u64; self.hp.n()];
+        // amm(diff, qinv R) = diff * qinv mod p (< 2p), then canonical.
+        self.hp.mont.mul_canon(&mut h, &diff, &self.qinv_r, &mut t);
+        let mut x = mul_wide(&self.q, &h);
+        let mut carry = 0u64;
+        for j in 0..x.len() {
+            let add = if j < xq.len() { xq[j] } else { 0 };
+            let w = x[j] as u128 + add as u128 + carry as u128;
+            x[j] = w as u64;
+            carry = (w >> 64) as u64;
+        }
+        for buf in [&mut xqp, &mut diff, &mut t, &mut h] {
+            zeroize(buf);
+        }
+        x
+    }
+
+    /// Whether `x^e mod n == c` (public data: `x` is the result to release).
+    pub fn check(&self, x: &[u64], c: &[u64]) -> bool {
+        let nl = self.n.len();
+        if x[nl..].iter().any(|&w| w != 0) || c[nl..].iter().any(|&w| w != 0) {
+            return false;
+        }
+        let (x, c) = (&x[..nl], &c[..nl]);
+        // x < n (a fault could break the bound).
+        let mut borrow = 0u64;
+        for j in 0..nl {
+            let w = (x[j] as u128).wrapping_sub(self.n[j] as u128).wrapping_sub(borrow as u128);
+            borrow = (w >> 127) as u64;
+        }
+        if borrow == 0 {
+            return false;
+        }
+        let k = &*self.n_kernel;
+        let mut s = k.enter(x);
+        let base = s.clone();
+        let top = 64 * self.e.len() - self.e[self.e.len() - 1].leading_zeros() as usize;
+        for bit in (0..top.saturating_sub(1)).rev() {
+            k.sqr_n_internal(&mut s, 1);
+            if (self.e[bit / 64] >> (bit % 64)) & 1 == 1 {
+                s = k.mul_internal(&s, &base);
+            }
+        }
+        let y = if top == 0 {
+            let mut one = vec![0u64; nl];
+            one[0] = 1;
+            one
+        } else {
+            k.leave(&s)
+        };
+        y == c
+    }
+
+    /// The whole private operation: halves, Garner, the public check.
+    /// `fault` (tests only) flips one bit of the `p` (1) or `q` (2) half
+    /// before recombination, to show that the check withholds the value.
+    pub fn private(&self, c: &[u64], dp: &[u64], dq: &[u64], exp_bits: usize, fault: u8) -> Private {
+        let (mut xp, mut xq) = self.halves(c, dp, dq, exp_bits);
+        match fault {
+            1 => xp[0] ^= 1,
+            2 => xq[0] ^= 1,
+            _ => {}
+        }
+        let mut x = self.recombine(&xp, &xq);
+        zeroize(&mut xp);
+        zeroize(&mut xq);
+        if self.check(&x, c) {
+            Private::Ok(x)
+        } else {
+            zeroize(&mut x);
+            Private::Fault
+        }
+    }
+}
+
+impl Drop for RsaCtx {
+    fn drop(&mut self) {
+        zeroize(&mut self.q);
+        zeroize(&mut self.qinv_r);
+    }
 }
 
 /// Both halves: `(c^dp mod p, c^dq mod q)`, one after the other.

@@ -54,7 +54,7 @@ def _engine() -> ModuleType:
     return _ext
 
 
-_PARAMS = ("modulus", "a", "b", "x", "y", "k", "e", "backend", "c", "p", "q", "dp", "dq", "exp_bits",
+_PARAMS = ("modulus", "a", "b", "x", "y", "k", "e", "backend", "c", "p", "q", "dp", "dq", "exp_bits", "qinv",
            "bases", "exponents")
 
 
@@ -110,16 +110,72 @@ def cpu_features() -> dict[str, bool]:
     return dict(_engine().cpu_features())
 
 
-def rsa_crt_halves(c: int, p: int, dp: int, q: int, dq: int, exp_bits: int) -> tuple[int, int]:
-    """``(c^dp mod p, c^dq mod q)``: the constant-time native RSA kernel (contract in docs/rsa.md).
+class RsaKernel:
+    """The constant-time native RSA kernel (contract in docs/rsa.md), registered as ``native`` in
+    :mod:`modforge.rsa.exp`.
 
-    Registered as the ``native`` kernel of :mod:`modforge.rsa.exp`.  Bad input raises
-    :class:`ParameterError` naming ``c``, ``p``, ``q``, ``dp``, ``dq`` or ``exp_bits``.
+    Calling it, ``rsa_crt_halves(c, p, dp, q, dq, exp_bits)``, returns ``(c^dp mod p, c^dq mod q)``
+    and derives the per-prime constants and tables on every call.  :meth:`prepare` does that once
+    per key and returns a :class:`PreparedRsaKey`, which also recombines (Garner) and checks the
+    result with the public exponent in native code.  Bad input raises :class:`ParameterError`
+    naming ``c``, ``p``, ``q``, ``dp``, ``dq``, ``qinv``, ``e`` or ``exp_bits``.
     """
-    try:
-        return _engine().rsa_crt_halves(c, p, dp, q, dq, exp_bits)
-    except ValueError as exc:
-        raise _as_parameter_error(exc) from None
+
+    __slots__ = ()
+
+    def __call__(self, c: int, p: int, dp: int, q: int, dq: int, exp_bits: int) -> tuple[int, int]:
+        try:
+            return _engine().rsa_crt_halves(c, p, dp, q, dq, exp_bits)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def prepare(self, p: int, q: int, qinv: int, e: int) -> "PreparedRsaKey":
+        return PreparedRsaKey(p, q, qinv, e)
+
+    def __repr__(self) -> str:
+        return "modforge.native.rsa_crt_halves"
+
+
+class PreparedRsaKey:
+    """One private key prepared for the native kernel: per prime the Montgomery constants, the
+    fold table and the kernel, plus a kernel modulo ``n`` for the check (zeroed when freed).
+
+    ``halves(c, dp, dq, exp_bits)`` as the kernel; ``private(c, dp, dq, exp_bits)`` is the
+    whole checked operation - halves, Garner, ``x^e == c (mod n)`` - and returns ``None`` when
+    the check fails, so a faulty value never reaches Python.
+    """
+
+    __slots__ = ("_key",)
+
+    def __init__(self, p: int, q: int, qinv: int, e: int):
+        try:
+            self._key = _engine().RsaKey(p, q, qinv, e)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def halves(self, c: int, dp: int, dq: int, exp_bits: int) -> tuple[int, int]:
+        try:
+            return self._key.halves(c, dp, dq, exp_bits)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def recombine(self, xp: int, xq: int) -> int:
+        return self._key.recombine(xp, xq)
+
+    def check(self, x: int, c: int) -> bool:
+        return self._key.check(x, c)
+
+    def private(self, c: int, dp: int, dq: int, exp_bits: int, *, _fault: int = 0) -> int | None:
+        try:
+            return self._key.private(c, dp, dq, exp_bits, _fault)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
+    def __repr__(self) -> str:
+        return f"PreparedRsaKey(bits={self._key.bits})"
+
+
+rsa_crt_halves = RsaKernel()
 
 
 class Ring:

@@ -96,6 +96,135 @@ def test_registered_as_native_and_auto() -> None:
     assert backend_name("auto") == "native"
 
 
+# ------------------------------------------------------------------ the key prepared once (RsaKey)
+
+
+def _key(bits: int, seed: int):
+    from modforge.rsa import RSAPrivateKey
+
+    rnd = random.Random(seed)
+    while True:
+        p, q = _prime(bits // 2, rnd), _prime(bits - bits // 2, rnd)
+        try:
+            return RSAPrivateKey.from_numbers(p=p, q=q, e=65537), rnd
+        except ParameterError:
+            continue
+
+
+@pytest.mark.parametrize("bits", [1024, 2048, 3072, 4096])
+def test_prepared_key_private_equals_pow(bits: int) -> None:
+    key, rnd = _key(bits, 40 + bits)
+    ready = native.rsa_crt_halves.prepare(key.p, key.q, key.qinv, key.e)
+    eb = max(key.p.bit_length(), key.q.bit_length()) + 64
+    for c in [0, 1, 2, key.n - 1, key.p, key.q, *(rnd.randrange(key.n) for _ in range(4))]:
+        r = rnd.getrandbits(64)
+        dp, dq = key.dp + r * (key.p - 1), key.dq + r * (key.q - 1)
+        assert ready.halves(c, dp, dq, eb) == (pow(c, key.dp, key.p), pow(c, key.dq, key.q))
+        want = pow(c, key.d, key.n)
+        assert ready.private(c, dp, dq, eb) == want
+        assert ready.private(c, key.dp, key.dq, eb - 64) == want
+        assert ready.recombine(c % key.p, c % key.q) == c
+        assert ready.check(want, c)
+        assert not ready.check(want, (c + 1) % key.n) or key.n <= 2
+
+
+@pytest.mark.parametrize("fault", [1, 2])
+def test_prepared_key_withholds_a_faulty_result(fault: int) -> None:
+    """The native check: a flipped bit in either half gives ``None``, and the faulty value stays native."""
+    key, rnd = _key(2048, 5)
+    ready = native.rsa_crt_halves.prepare(key.p, key.q, key.qinv, key.e)
+    eb = key.p.bit_length()
+    for c in (1, rnd.randrange(key.n)):
+        assert ready.private(c, key.dp, key.dq, eb, _fault=fault) is None
+        assert ready.private(c, key.dp, key.dq, eb) == pow(c, key.d, key.n)
+
+
+def test_unequal_primes_prepared() -> None:
+    rnd = random.Random(9)
+    for pb, qb in [(512, 700), (700, 512), (300, 1100)]:
+        p, q = _prime(pb, rnd), _prime(qb, rnd)
+        from modforge.rsa import RSAPrivateKey
+
+        try:
+            key = RSAPrivateKey.from_numbers(p=p, q=q, e=65537)
+        except ParameterError:
+            continue
+        ready = native.rsa_crt_halves.prepare(key.p, key.q, key.qinv, key.e)
+        eb = max(pb, qb)
+        for c in (0, 1, key.n - 1, rnd.randrange(key.n)):
+            assert ready.private(c, key.dp, key.dq, eb) == pow(c, key.d, key.n), (pb, qb)
+
+
+@pytest.mark.parametrize(
+    "args, param",
+    [
+        ((4, 7, 1, 65537), "p"),
+        ((11, 11, 1, 65537), "q"),
+        ((11, 7, 3, 65537), "qinv"),          # 3 * 7 % 11 != 1
+        ((11, 7, 8, 1), "e"),                 # 8 * 7 = 56 = 1 mod 11; e < 3
+        ((11, 7, 8, 77), "e"),                # e >= n
+    ],
+)
+def test_prepare_errors_name_the_parameter(args: tuple, param: str) -> None:
+    with pytest.raises(ParameterError) as info:
+        native.rsa_crt_halves.prepare(*args)
+    assert info.value.param == param
+
+
+def test_prepared_operand_errors() -> None:
+    key, _ = _key(1024, 1)
+    ready = native.rsa_crt_halves.prepare(key.p, key.q, key.qinv, key.e)
+    eb = 512
+    for args, param in [((key.n, 1, 1, eb), "c"), ((-1, 1, 1, eb), "c"), ((5, 1 << eb, 1, eb), "dp"),
+                        ((5, 1, -1, eb), "dq"), ((5, 1, 1, eb + 257), "exp_bits")]:
+        with pytest.raises(ParameterError) as info:
+            ready.private(*args)
+        assert info.value.param == param
+
+
+def test_prepared_key_is_cached_and_never_pickled() -> None:
+    import pickle
+
+    from modforge.rsa import exp, rsasp1
+
+    key, _ = _key(1024, 2)
+    assert rsasp1(key, 12345) == pow(12345, key.d, key.n)
+    first = exp.prepared(key, "native")
+    assert first is not None and exp.prepared(key, "native") is first
+    clone = pickle.loads(pickle.dumps(key))
+    assert clone == key and "_prepared" not in clone.__dict__
+    assert rsasp1(clone, 12345) == pow(12345, key.d, key.n)
+
+
+def test_a_prepared_fault_raises_fault_error() -> None:
+    """The Python side of the native check: ``private`` returning ``None`` becomes FaultError."""
+    from modforge.rsa import FaultError, exp, rsasp1
+
+    class FaultyNative:
+        def __call__(self, *args):
+            return native.rsa_crt_halves(*args)
+
+        def prepare(self, p, q, qinv, e):
+            ready = native.rsa_crt_halves.prepare(p, q, qinv, e)
+
+            class Faulty:
+                halves = ready.halves
+
+                @staticmethod
+                def private(c, dp, dq, bits):
+                    return ready.private(c, dp, dq, bits, _fault=1)
+
+            return Faulty()
+
+    key, _ = _key(1024, 3)
+    exp.register_backend("faulty-native", FaultyNative())
+    try:
+        with pytest.raises(FaultError):
+            rsasp1(key, 99, backend="faulty-native")
+    finally:
+        exp.unregister_backend("faulty-native")
+
+
 @pytest.mark.skipif(
     __import__("os").environ.get("MODFORGE_CT_VALGRIND") != "1" or __import__("shutil").which("valgrind") is None,
     reason="set MODFORGE_CT_VALGRIND=1 (needs valgrind and cargo; builds the kernel twice, about a minute)",

@@ -103,6 +103,10 @@ class RSAPrivateKey:
     def __repr__(self) -> str:
         return f"RSAPrivateKey(bits={self.bits}, e={self.e})"
 
+    def __getstate__(self) -> dict:
+        # Kernels prepared for this key (modforge.rsa.exp.prepared) stay in this process.
+        return {k: v for k, v in self.__dict__.items() if k != "_prepared"}
+
     @classmethod
     def from_numbers(cls, *, p: int, q: int, e: int, d: int | None = None) -> "RSAPrivateKey":
         """Build a key from its primes and public exponent (``d`` derived when not given)."""

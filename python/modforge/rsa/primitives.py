@@ -22,7 +22,7 @@ import gmpy2
 
 from ..arith.base import ParameterError
 from .errors import FaultError
-from .exp import DEFAULT_BLIND_BITS, crt_halves
+from .exp import DEFAULT_BLIND_BITS, blinded_exponents, crt_halves, prepared
 from .keys import RSAPrivateKey, RSAPublicKey
 
 
@@ -50,7 +50,15 @@ def garner(xp: int, xq: int, key: RSAPrivateKey) -> int:
 
 
 def _checked_private(c: int, key: RSAPrivateKey, backend: str, blind_bits: int) -> int | None:
-    """The CRT result when it passes the public-exponent check, else None (the faulty value dies here)."""
+    """The CRT result when it passes the public-exponent check, else None (the faulty value dies here).
+
+    A kernel prepared per key (the native one) does all of it in native code,
+    Garner and check included, in constant time up to the check on the result.
+    """
+    ready = prepared(key, backend)
+    if ready is not None:
+        dp, dq, bits = blinded_exponents(key, blind_bits)
+        return ready.private(c, dp, dq, bits)
     xp, xq = crt_halves(c, key, backend=backend, blind_bits=blind_bits)
     x = garner(xp, xq, key)
     # gmpy2's powmod: ~7x CPython's pow for e = 65537 at 2048 bits.  Neither is
