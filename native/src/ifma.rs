@@ -214,23 +214,45 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
 /// `y` in `ys`.
 #[inline(always)]
 unsafe fn mul_cols<const V: usize, const V2: usize>(l: usize, xs: &Buf, ys: &Buf) -> [__m512i; V2] {
+    mul_cols_ptr::<V, V2>(l, xs.0.as_ptr().add(PAD) as *const i64, ys.0.as_ptr().add(PAD) as *const i64)
+}
+
+/// [`mul_cols`] on raw pointers: `xp` at digit 0 of `x` (digits `0 .. l`
+/// read), `yp` at digit 0 of `y` inside zero padding of `PAD` lanes below
+/// and `8V + 8` lanes from digit 0 on (windows reach 7 lanes either side).
+#[inline(always)]
+unsafe fn mul_cols_ptr<const V: usize, const V2: usize>(l: usize, xp: *const i64, yp: *const i64) -> [__m512i; V2] {
     let zero = _mm512_setzero_si512();
     let mut cols = [zero; V2];
-    let xp = xs.0.as_ptr().add(PAD) as *const i64;
-    let yp = ys.0.as_ptr().add(PAD) as *const i64;
     let mut hi_prev = zero;
     for b in 0..V2 {
-        let mut lo = zero;
-        let mut hi = zero;
+        // Up to L rows per block: four independent accumulator chains per
+        // half, or the IFMA latency (4 cycles per row in one chain) bounds
+        // the product (measured: 2.0 squarings per product with one chain).
+        let mut lo = [zero; 4];
+        let mut hi = [zero; 4];
         let base = (LANES * b) as isize;
         let i_first = (LANES * b + 1).saturating_sub(l);
         let i_last = (l - 1).min(LANES * b + 7);
-        for i in i_first..=i_last {
+        let mut i = i_first;
+        while i + 4 <= i_last + 1 {
+            for c in 0..4 {
+                let xi = _mm512_set1_epi64(*xp.add(i + c));
+                let w = _mm512_loadu_epi64(yp.offset(base - (i + c) as isize));
+                lo[c] = _mm512_madd52lo_epu64(lo[c], xi, w);
+                hi[c] = _mm512_madd52hi_epu64(hi[c], xi, w);
+            }
+            i += 4;
+        }
+        while i <= i_last {
             let xi = _mm512_set1_epi64(*xp.add(i));
             let w = _mm512_loadu_epi64(yp.offset(base - i as isize));
-            lo = _mm512_madd52lo_epu64(lo, xi, w);
-            hi = _mm512_madd52hi_epu64(hi, xi, w);
+            lo[0] = _mm512_madd52lo_epu64(lo[0], xi, w);
+            hi[0] = _mm512_madd52hi_epu64(hi[0], xi, w);
+            i += 1;
         }
+        let lo = _mm512_add_epi64(_mm512_add_epi64(lo[0], lo[1]), _mm512_add_epi64(lo[2], lo[3]));
+        let hi = _mm512_add_epi64(_mm512_add_epi64(hi[0], hi[1]), _mm512_add_epi64(hi[2], hi[3]));
         cols[b] = add_high(lo, hi, hi_prev);
         hi_prev = hi;
     }
@@ -397,6 +419,26 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
 
 include!(concat!(env!("OUT_DIR"), "/ifma_gen.rs"));
 
+std::thread_local! {
+    /// Operand buffers of [`mul_fold`], one set per thread: zeroing three
+    /// fresh 1.6 KB buffers per product cost about a tenth of a 2048-bit
+    /// product in the multi-exponentiations (thousands of products per call).
+    /// (Reading the operands in place with masked loads at the edges instead
+    /// of copying them into padded buffers was measured 1.4x slower.)
+    static MUL_SCRATCH: core::cell::RefCell<Box<[Buf; 3]>> =
+        core::cell::RefCell::new(Box::new([Buf([0; BUF]); 3]));
+}
+
+/// Zero this thread's product scratch (the RSA kernel calls it: the window
+/// tables it builds with products are secret).
+pub fn clear_mul_scratch() {
+    MUL_SCRATCH.with(|cell| {
+        for buf in cell.borrow_mut().iter_mut() {
+            crate::rsa::zeroize(&mut buf.0);
+        }
+    });
+}
+
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn mul_fold<const V: usize, const V2: usize>(
     plan: &FoldPlan,
@@ -404,15 +446,22 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
     b: &[u64],
     out: &mut [u64],
 ) {
-    let mut xs = Buf([0; BUF]);
-    let mut ys = Buf([0; BUF]);
-    let mut dbuf = Buf([0; BUF]);
-    xs.0[PAD..PAD + LANES * V].copy_from_slice(&a[..LANES * V]);
-    ys.0[PAD..PAD + LANES * V].copy_from_slice(&b[..LANES * V]);
-    let cols = mul_cols::<V, V2>(plan.k + 1, &xs, &ys);
-    let zero = [_mm512_setzero_si512(); V];
-    let x = fold_tail::<V, V2>(plan, plan.k, &cols, || zero, &mut dbuf, FOLD_SETS.with_v(V));
-    save_digits(&x, out);
+    MUL_SCRATCH.with(|cell| {
+        let mut bufs = cell.borrow_mut();
+        let [xs, ys, dbuf] = &mut **bufs;
+        // Lanes PAD .. PAD + 8V + 8 are read beyond the zero padding below
+        // PAD (never written): the digits, then one zero vector (a call with
+        // more vectors may have left digits there).
+        for (buf, src) in [(&mut *xs, a), (&mut *ys, b)] {
+            buf.0[PAD..PAD + LANES * V].copy_from_slice(&src[..LANES * V]);
+            buf.0[PAD + LANES * V..PAD + LANES * (V + 1)].fill(0);
+        }
+        // `dbuf` needs no clearing: `fold_tail` writes every lane it reads.
+        let cols = mul_cols::<V, V2>(plan.k + 1, xs, ys);
+        let zero = [_mm512_setzero_si512(); V];
+        let x = fold_tail::<V, V2>(plan, plan.k, &cols, || zero, dbuf, FOLD_SETS.with_v(V));
+        save_digits(&x, out);
+    })
 }
 
 macro_rules! by_vectors {

@@ -175,6 +175,54 @@ pub fn multiexp_internal(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) 
     acc.unwrap_or(one)
 }
 
+/// [`multiexp_internal`] on `threads` threads: the exponent bits are cut into
+/// `threads` slices of about equal width, thread `j` computes
+/// `prod_i x_i^(bits lo_j .. hi_j of e_i)` over all bases (its buckets span
+/// only its own windows, so no bucket sum is repeated), and the parts are
+/// combined as `prod_j part_j^(2^lo_j)` by Horner from the top slice.
+pub fn multiexp_threads(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>], threads: usize) -> Vec<u64> {
+    let bits_of = |e: &[u64]| {
+        e.iter().rposition(|&w| w != 0).map_or(0, |i| 64 * i + 64 - e[i].leading_zeros() as usize)
+    };
+    let max_bits = es.iter().map(|e| bits_of(e)).max().unwrap_or(0);
+    let threads = threads.clamp(1, max_bits.max(1));
+    if threads == 1 {
+        return multiexp_internal(kernel, xs, es);
+    }
+    let edges: Vec<usize> = (0..=threads).map(|j| max_bits * j / threads).collect();
+    // Bits lo .. hi of e, as limbs.
+    let slice = |e: &[u64], lo: usize, hi: usize| -> Vec<u64> {
+        let limb = |i: usize| e.get(i).copied().unwrap_or(0);
+        let (q, r) = (lo / 64, lo % 64);
+        let mut out: Vec<u64> = (0..(hi - lo).div_ceil(64))
+            .map(|k| if r == 0 { limb(q + k) } else { (limb(q + k) >> r) | (limb(q + k + 1) << (64 - r)) })
+            .collect();
+        let top = (hi - lo) % 64;
+        if top != 0 {
+            *out.last_mut().expect("hi > lo") &= (1u64 << top) - 1;
+        }
+        out
+    };
+    let parts: Vec<Vec<u64>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|j| {
+                let (lo, hi) = (edges[j], edges[j + 1]);
+                scope.spawn(move || {
+                    let sliced: Vec<Vec<u64>> = es.iter().map(|e| slice(e, lo, hi)).collect();
+                    multiexp_internal(kernel, xs, &sliced)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a multiexp thread")).collect()
+    });
+    let mut acc = parts[threads - 1].clone();
+    for j in (0..threads - 1).rev() {
+        kernel.sqr_n_internal(&mut acc, (edges[j + 1] - edges[j]) as u64);
+        acc = kernel.mul_internal(&acc, &parts[j]);
+    }
+    acc
+}
+
 /// Above this many bases the bucket method beats per-base tables: Straus pays
 /// `2^w - 2` table products per base, the buckets `2^(w+1)` per window for all
 /// bases together.

@@ -205,6 +205,33 @@ impl Ring {
         out
     }
 
+    /// `k` squarings of the loop form `s`: short runs with the GIL (releasing
+    /// it costs more than the work), longer ones without it in stretches that
+    /// start at `FIRST_CHUNK` and double while a stretch takes under
+    /// `CHUNK_TIME`, with a signal check between stretches.
+    fn squarings(&self, py: Python<'_>, s: &mut Vec<u64>, k: u64) -> PyResult<()> {
+        let kernel = self.kernel.as_ref();
+        if k < DETACH_MIN_K {
+            kernel.sqr_n_internal(s, k);
+            return Ok(());
+        }
+        let mut left = k;
+        let mut chunk = FIRST_CHUNK;
+        while left > 0 {
+            let c = chunk.min(left);
+            let start = Instant::now();
+            py.detach(|| kernel.sqr_n_internal(s, c));
+            left -= c;
+            if left > 0 {
+                py.check_signals()?;
+                if start.elapsed() < CHUNK_TIME {
+                    chunk = chunk.saturating_mul(2);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The canonical value of a kernel loop form.
     fn leave(&self, s: &[u64]) -> Vec<u64> {
         match self.kernel.fold_plan() {
@@ -221,6 +248,9 @@ const DETACH_MIN_K: u64 = 64;
 /// takes less than this; between stretches Ctrl-C is honoured.
 const FIRST_CHUNK: u64 = 256;
 const CHUNK_TIME: Duration = Duration::from_millis(25);
+/// `sqr_n_trace` steps of at least this many squarings go through `squarings`
+/// one by one; shorter ones are batched into stretches.
+const CHUNK_SQUARINGS: u64 = 1 << 16;
 
 #[pymethods]
 impl Ring {
@@ -285,26 +315,54 @@ impl Ring {
             return limbs_to_int(py, &self.mul_limbs(&x, &x, true));
         }
         let mut s = kernel.enter(&x);
-        if k < DETACH_MIN_K {
-            // Short runs keep the GIL: releasing it costs more than the work.
-            kernel.sqr_n_internal(&mut s, k);
-            return limbs_to_int(py, &self.leave(&s));
+        self.squarings(py, &mut s, k)?;
+        limbs_to_int(py, &self.leave(&s))
+    }
+
+    /// ``[x**(2**step), x**(2**(2*step)), ..., x**(2**(count*step))] mod modulus``:
+    /// a run of ``count * step`` squarings that keeps every ``step``-th value,
+    /// in one call (a VDF evaluation's checkpoints; one ``sqr_n`` call per
+    /// checkpoint costs several microseconds of conversions and GIL
+    /// switches).  Without the GIL, Ctrl-C honoured as in ``sqr_n``.
+    fn sqr_n_trace<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        step: &Bound<'py, PyAny>,
+        count: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let x = self.operand("x", x)?;
+        let step = require_u64("step", step)?;
+        let count = require_u64("count", count)?;
+        if step == 0 {
+            return Err(param_error("step", "must be at least 1"));
         }
-        let mut left = k;
-        let mut chunk = FIRST_CHUNK;
-        while left > 0 {
-            let c = chunk.min(left);
-            let start = Instant::now();
-            py.detach(|| kernel.sqr_n_internal(&mut s, c));
-            left -= c;
-            if left > 0 {
+        if count > (1 << 24) {
+            return Err(param_error("count", format!("at most 2^24 values per call, got {count}")));
+        }
+        let kernel = self.kernel.as_ref();
+        let mut s = kernel.enter(&x);
+        let mut kept: Vec<Vec<u64>> = Vec::with_capacity(count as usize);
+        if step >= CHUNK_SQUARINGS {
+            for _ in 0..count {
+                self.squarings(py, &mut s, step)?;
+                kept.push(s.clone());
+            }
+        } else {
+            // Short steps: many checkpoints per GIL-free stretch of about CHUNK_TIME.
+            while (kept.len() as u64) < count {
+                let start = Instant::now();
+                py.detach(|| {
+                    while (kept.len() as u64) < count && start.elapsed() < CHUNK_TIME {
+                        kernel.sqr_n_internal(&mut s, step);
+                        kept.push(s.clone());
+                    }
+                });
                 py.check_signals()?;
-                if start.elapsed() < CHUNK_TIME {
-                    chunk = chunk.saturating_mul(2);
-                }
             }
         }
-        limbs_to_int(py, &self.leave(&s))
+        let canonical: Vec<Vec<u64>> = py.detach(|| kept.iter().map(|v| self.leave(v)).collect());
+        canonical.iter().map(|v| limbs_to_int(py, v)).collect()
     }
 
     /// ``x**e mod modulus`` for ``e >= 0`` (without the GIL).
@@ -320,15 +378,21 @@ impl Ring {
         Ok(from_limbs(&out))
     }
 
-    /// ``prod(b**e for b, e in zip(bases, exponents)) % modulus`` (Straus,
-    /// interleaved windows; without the GIL).  Bases in ``[0, modulus)``,
-    /// exponents ``>= 0``; equal lengths.
+    /// ``prod(b**e for b, e in zip(bases, exponents)) % modulus`` (Straus's
+    /// interleaved windows, Pippenger's buckets above 64 bases; without the
+    /// GIL).  Bases in ``[0, modulus)``, exponents ``>= 0``; equal lengths.
+    /// ``threads > 1`` splits the exponent bits among that many threads.
+    #[pyo3(signature = (bases, exponents, threads = 1))]
     fn multiexp<'py>(
         &self,
         py: Python<'py>,
         bases: &Bound<'py, PyAny>,
         exponents: &Bound<'py, PyAny>,
+        threads: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
+        if !(1..=256).contains(&threads) {
+            return Err(param_error("threads", format!("must be between 1 and 256, got {threads}")));
+        }
         let bases: Vec<Bound<'py, PyAny>> = bases.try_iter()?.collect::<PyResult<_>>()?;
         let exps: Vec<Bound<'py, PyAny>> = exponents.try_iter()?.collect::<PyResult<_>>()?;
         if bases.len() != exps.len() {
@@ -349,7 +413,7 @@ impl Ring {
             })
             .collect::<PyResult<Vec<_>>>()?;
         let kernel = self.kernel.as_ref();
-        let s = py.detach(|| kernel::multiexp_internal(kernel, &xs, &es));
+        let s = py.detach(|| kernel::multiexp_threads(kernel, &xs, &es, threads));
         limbs_to_int(py, &self.leave(&s))
     }
 

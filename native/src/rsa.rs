@@ -309,6 +309,8 @@ impl HalfCtx {
             wt[i * lanes..(i + 1) * lanes].copy_from_slice(&next);
             zeroize(&mut next);
         }
+        #[cfg(target_arch = "x86_64")]
+        crate::ifma::clear_mul_scratch();
         let windows = exp_bits.div_ceil(w).max(1);
         let mut accd = vec![0u64; lanes];
         kernel.pow_windows(&mut accd, &wt, e, windows, w);

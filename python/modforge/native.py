@@ -55,7 +55,7 @@ def _engine() -> ModuleType:
 
 
 _PARAMS = ("modulus", "a", "b", "x", "y", "k", "e", "backend", "c", "p", "q", "dp", "dq", "exp_bits", "qinv",
-           "bases", "exponents")
+           "bases", "exponents", "step", "count", "threads")
 
 
 def _as_parameter_error(exc: ValueError) -> ValueError:
@@ -222,19 +222,27 @@ class Ring:
         except ValueError as exc:
             raise _as_parameter_error(exc) from None
 
+    def sqr_n_trace(self, x: int, step: int, count: int) -> list[int]:
+        """``[x**(2**(i*step)) % modulus for i in 1..count]`` in one native call (no GIL)."""
+        try:
+            return self._ring.sqr_n_trace(x, step, count)
+        except ValueError as exc:
+            raise _as_parameter_error(exc) from None
+
     def pow(self, x: int, e: int) -> int:
         try:
             return self._ring.pow(x, e)
         except ValueError as exc:
             raise _as_parameter_error(exc) from None
 
-    def multiexp(self, bases, exponents) -> int:
+    def multiexp(self, bases, exponents, threads: int = 1) -> int:
         """``prod(b**e) mod modulus`` over pairs of ``bases`` (in ``[0, modulus)``) and ``exponents`` (``>= 0``).
 
-        Straus's interleaved fixed windows in native code, without the GIL; not constant time.
+        Straus's interleaved windows (Pippenger's buckets above 64 bases) in native code, without the GIL;
+        ``threads`` splits the exponent bits among that many threads.  Not constant time.
         """
         try:
-            return self._ring.multiexp(bases, exponents)
+            return self._ring.multiexp(bases, exponents, threads)
         except ValueError as exc:
             raise _as_parameter_error(exc) from None
 

@@ -70,3 +70,44 @@ def test_multiexp_against_pow(backend: str, count: int) -> None:
     assert ring.multiexp([], []) == 1
     with pytest.raises(ParameterError, match=r"^exponents: 1 exponents for 2 bases"):
         ring.multiexp([1, 2], [3])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multiexp_threads_split_the_exponent_bits(backend: str) -> None:
+    """The same product on 1, 2 and 3 threads (native: bit slices per thread; elsewhere ignored)."""
+    seed = 4242
+    rng = random.Random(seed)
+    n = rng.getrandbits(1024) | (1 << 1023) | 1
+    ring = ModRing(n, backend=backend)
+    for count in (1, 5, 100):
+        bases = [rng.choice([0, 1, n - 1, rng.randrange(n)]) for _ in range(count)]
+        # exponent lengths that do not divide evenly among the threads, zeros and all-ones included
+        exps = [rng.choice([0, 1, (1 << 129) - 1, rng.getrandbits(rng.choice((1, 3, 130, 257)))]) for _ in range(count)]
+        expect = 1
+        for b, e in zip(bases, exps):
+            expect = expect * pow(b, e, n) % n
+        for threads in (1, 2, 3):
+            assert ring.multiexp(bases, exps, threads=threads) == expect, f"seed {seed}, {count} bases, {threads}"
+    with pytest.raises(ParameterError, match=r"^threads: must be at least 1"):
+        ring.multiexp([2], [3], threads=0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sqr_n_trace_keeps_every_step(backend: str) -> None:
+    seed = 77
+    rng = random.Random(seed)
+    n = rng.getrandbits(1024) | (1 << 1023) | 1
+    ring = ModRing(n, backend=backend)
+    for x in (0, 1, n - 1, rng.randrange(n)):
+        for step, count in ((1, 5), (3, 4), (100, 3), (70000, 2), (5, 0)):
+            want, cur = [], x
+            for _ in range(count):
+                cur = pow(cur, 1 << step, n)
+                want.append(cur)
+            assert ring.sqr_n_trace(x, step, count) == want, f"seed {seed}, x {x}, step {step}"
+    with pytest.raises(ParameterError, match=r"^step: must be at least 1"):
+        ring.sqr_n_trace(2, 0, 3)
+    with pytest.raises(ParameterError, match=r"^count: must be non-negative"):
+        ring.sqr_n_trace(2, 1, -1)
+    with pytest.raises(ParameterError, match=r"^x: operand out of range"):
+        ring.sqr_n_trace(n, 1, 1)

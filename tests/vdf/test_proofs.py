@@ -113,7 +113,13 @@ def test_helper_processes_give_the_same_proof(rsa512, ptype: str) -> None:
     assert verify(alone).valid
 
 
-def test_quotient_blocks_reassemble_floor_2t_over_l() -> None:
+@pytest.mark.parametrize("whole", [True, False])
+def test_quotient_blocks_reassemble_floor_2t_over_l(monkeypatch, whole: bool) -> None:
+    """Both ways of cutting q = floor(2^t / l): whole by GMP (byte-aligned kappa) and the streaming recurrence."""
+    from modforge.vdf import wesolowski as wes
+
+    if not whole:
+        monkeypatch.setattr(wes, "WHOLE_QUOTIENT_MAX_T", 0)
     l = challenge_prime(rsa(512).group, 2, 4, 1)
     for t in (1, 7, 255, 256, 257, 1000, 4096):
         for kappa in (1, 8, 255, 256, 1000, 5000):
@@ -189,3 +195,19 @@ def test_wesolowski_prover_at_t_2_20_from_trapdoor_checkpoints(rsa512) -> None:
     plan = WesolowskiPlan(t, 1 << 10, 8)
     ev = evaluate_with_oracle(g, x, t, lambda p: rsa512.power(x, p), wesolowski=plan)
     assert verify(prove(ev, "wesolowski")).valid
+
+
+@pytest.mark.parametrize("backend", [b for b in available_backends() if b != "python"])
+def test_evaluation_stores_exactly_the_planned_powers(backend: str) -> None:
+    """Evenly spaced checkpoints go through sqr_n_trace (native: one call per chunk), the rest through
+    sqr_n: every stored value, on every backend, is |x^(2^p)| by pow."""
+    g = rsa(512).group
+    x, t = 3, 5000
+    ring = ModRing(g.modulus, backend)
+    wes, pie = WesolowskiPlan(t, 64, 4), PietrzakPlan(t, 3)
+    ev = evaluate(g, x, t, ring, wesolowski=wes, pietrzak=pie, chunk=1000)
+    n = g.modulus
+    assert set(ev.values) == set(wes.positions()) | set(pie.positions())
+    for p, v in ev.values.items():
+        assert v == g.canon(pow(x, 1 << p, n)), f"{backend}: position {p}"
+    assert ev.y == g.canon(pow(x, 1 << t, n))

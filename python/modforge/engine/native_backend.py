@@ -46,12 +46,15 @@ class _NativeBackend:
     def sqr_n(self, x: int, k: int) -> int:
         return self._ring.sqr_n(x, k)
 
+    def sqr_n_trace(self, x: int, step: int, count: int) -> list[int]:
+        return self._ring.sqr_n_trace(x, step, count)
+
     def pow(self, x: int, e: int) -> int:
         return self._ring.pow(x, e)
 
-    def multiexp(self, bases, exponents) -> int:
-        """``prod(b_i ** e_i) mod modulus`` (native Straus multi-exponentiation, GIL released)."""
-        return self._ring.multiexp(bases, exponents)
+    def multiexp(self, bases, exponents, threads: int = 1) -> int:
+        """``prod(b_i ** e_i) mod modulus`` (native multi-exponentiation, GIL released, on ``threads`` threads)."""
+        return self._ring.multiexp(bases, exponents, threads)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.modulus.bit_length()}-bit modulus)"

@@ -37,26 +37,52 @@ class ModRing:
             raise ParameterError("k", f"must be non-negative, got {k}")
         return self._impl.sqr_n(self._check("x", x), k)
 
+    def sqr_n_trace(self, x: int, step: int, count: int) -> list[int]:
+        """``[x**(2**(i*step)) mod N for i in 1..count]``: ``count*step`` squarings keeping every ``step``-th.
+
+        One native call on the native backends (a VDF evaluation's checkpoints without a round trip
+        through Python per checkpoint); a loop of :meth:`sqr_n` elsewhere.
+        """
+        step, count = require_int("step", step), require_int("count", count)
+        if step < 1:
+            raise ParameterError("step", f"must be at least 1, got {step}")
+        if count < 0:
+            raise ParameterError("count", f"must be non-negative, got {count}")
+        x = self._check("x", x)
+        native = getattr(self._impl, "sqr_n_trace", None)
+        if native is not None:
+            return native(x, step, count)
+        out = []
+        for _ in range(count):
+            x = self._impl.sqr_n(x, step)
+            out.append(x)
+        return out
+
     def pow(self, x: int, e: int) -> int:
         e = require_int("e", e)
         if e < 0:
             raise ParameterError("e", "negative exponents are not supported")
         return self._impl.pow(self._check("x", x), e)
 
-    def multiexp(self, bases: list[int], exponents: list[int]) -> int:
+    def multiexp(self, bases: list[int], exponents: list[int], *, threads: int = 1) -> int:
         """``prod(b_i ** e_i) mod N``: in native code when the backend has it, else one ``pow`` per base.
 
-        Not constant-time (VDF proofs work on public values).
+        ``threads > 1`` lets the native code split the exponent bits among that many threads (ignored
+        elsewhere).  Not constant-time (VDF proofs work on public values).
         """
         if len(bases) != len(exponents):
             raise ParameterError("exponents", f"{len(exponents)} exponents for {len(bases)} bases")
+        threads = require_int("threads", threads)
+        if threads < 1:
+            raise ParameterError("threads", f"must be at least 1, got {threads}")
+        native = getattr(self._impl, "multiexp", None)
+        if native is not None:
+            # The native code checks every base and exponent itself (ParameterError "bases" / "exponents").
+            return native(list(bases), list(exponents), threads)
         for b in bases:
             self._check("bases", b)
         if any(e < 0 for e in exponents):
             raise ParameterError("exponents", "negative exponents are not supported")
-        native = getattr(self._impl, "multiexp", None)
-        if native is not None:
-            return native(list(bases), list(exponents))
         acc = 1 % self.modulus
         for b, e in zip(bases, exponents):
             acc = self._impl.mul(acc, self._impl.pow(b, e))

@@ -75,7 +75,29 @@ def evaluate(group: Group, x: int, t: int, ring: ModRing, *, wesolowski: Wesolow
     start = time.perf_counter()
     cur, pos = x, 0
     y = None
-    for target in targets:
+    i = 0
+    while i < len(targets):
+        # A run of wanted positions spaced evenly (Wesolowski's checkpoints) goes through one
+        # sqr_n_trace call per progress chunk instead of one sqr_n call per position.
+        gap = targets[i] - pos
+        run = 1
+        if targets[i] in want and 1 <= gap <= chunk:
+            limit = max(1, chunk // gap)
+            while (i + run < len(targets) and run < limit and targets[i + run] in want
+                   and targets[i + run] - targets[i + run - 1] == gap):
+                run += 1
+        if run > 1:
+            for j, value in enumerate(ring.sqr_n_trace(cur, gap, run)):
+                values[targets[i + j]] = group.canon(value)
+                cur = value
+            pos = targets[i + run - 1]
+            if progress is not None:
+                progress(pos, total)
+            if t in targets[i:i + run]:
+                y = values[t]
+            i += run
+            continue
+        target = targets[i]
         while pos < target:
             step = min(target - pos, chunk)
             cur = ring.sqr_n(cur, step)
@@ -86,6 +108,7 @@ def evaluate(group: Group, x: int, t: int, ring: ModRing, *, wesolowski: Wesolow
             values[target] = group.canon(cur)
         if target == t:
             y = group.canon(cur)
+        i += 1
     assert y is not None
     return Evaluation(group, x, t, y, values, wesolowski, pietrzak, ring.backend, time.perf_counter() - start)
 

@@ -66,6 +66,7 @@ class CostModel:
     mul: float = 3.0        # one ring.mul call
     call: float = 5.0       # fixed cost of one ring.sqr_n call (conversion, setup)
     pow128: float = 130.0   # one ring.pow with a 128-bit exponent
+    checkpoint: float = 5.0  # extra cost of one evenly spaced checkpoint (ring.sqr_n_trace)
 
     @classmethod
     def measure(cls, ring, repeats: int = 3) -> "CostModel":
@@ -87,6 +88,12 @@ class CostModel:
         steps = 2048
         per_sqr = best(lambda: ring.sqr_n(x, steps), 1) / steps
         call = best(lambda: ring.sqr_n(x, 1), 32) / per_sqr - 1.0
+        # Evenly spaced checkpoints come from one sqr_n_trace call per progress chunk, then each is
+        # put in the group's canonical form and stored (as evaluation.evaluate does).
+        def trace() -> dict[int, int]:
+            return {i: min(v, n - v) for i, v in enumerate(ring.sqr_n_trace(x, 1, 256))}
+
+        checkpoint = best(trace, 1) / 256 / per_sqr - 1.0
         mul = best(lambda: ring.mul(x, y), 64) / per_sqr
         if getattr(ring, "has_native_multiexp", False):
             # The proof's products then run inside the native bucket multi-exponentiation, not through
@@ -98,7 +105,7 @@ class CostModel:
             spent = best(lambda: ring.multiexp(bases, [r] * count), 1) / per_sqr
             mul = min(mul, max((spent - 128) / products, 0.3))
         pw = best(lambda: ring.pow(x, r), 4) / per_sqr
-        return cls(mul=max(mul, 0.3), call=max(call, 0.0), pow128=max(pw, 64.0))
+        return cls(mul=max(mul, 0.3), call=max(call, 0.0), pow128=max(pw, 64.0), checkpoint=max(checkpoint, 0.0))
 
 
 # ---------------------------------------------------------------------------------------------- Wesolowski
@@ -149,7 +156,7 @@ def plan_wesolowski(t: int, limit: int, parts: int = 1, cost: CostModel = CostMo
         n = -(-t // kappa)
         if n <= limit:
             k = best_window(t, kappa, parts, cost)
-            total = wesolowski_proof_cost(t, kappa, k, parts, cost) + cost.call * n
+            total = wesolowski_proof_cost(t, kappa, k, parts, cost) + cost.checkpoint * n
             if best is None or total < best[0]:
                 best = (total, WesolowskiPlan(t, kappa, k, parts))
         if kappa >= t:

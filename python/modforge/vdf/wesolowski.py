@@ -13,6 +13,8 @@ cost and the choice of ``kappa`` and the window.
 
 from __future__ import annotations
 
+import gmpy2
+
 from ..engine import ModRing
 from .evaluation import Evaluation, require_positions
 from .fiat_shamir import challenge_prime
@@ -23,8 +25,18 @@ from .plan import CostModel, best_window
 TYPE = "wesolowski"
 
 
+# Up to this t, q = floor(2^t / l) is formed whole by GMP (2^28 bits: 32 MiB) and cut into blocks: 20 ms
+# at t = 2^24 against 30 ms for the streaming recurrence below, which never holds q.
+WHOLE_QUOTIENT_MAX_T = 1 << 28
+
+
 def quotient_blocks(t: int, kappa: int, l: int, count: int) -> list[int]:
     """``D_c = floor(2^t / l) >> (kappa*c)  mod 2^kappa`` for ``c < count`` (``kappa*(count-1) < t``)."""
+    if t <= WHOLE_QUOTIENT_MAX_T and kappa % 8 == 0:
+        q = int((gmpy2.mpz(1) << t) // l)
+        step = kappa // 8
+        raw = q.to_bytes(step * count + 1, "little")
+        return [int.from_bytes(raw[step * c:step * (c + 1)], "little") for c in range(count)]
     blocks = [0] * count
     c = count - 1
     while c >= 0 and kappa * (c + 1) > t:      # the top, partial block: floor(2^e / l) with e < kappa
@@ -59,12 +71,18 @@ def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()
     # Blocks at or above bit t - 255 of q are zero; leave them out.
     live = [c for c in range(count) if blocks[c]]
     window = best_window(t, kappa, pool.parts, cost)
+    ring = pool.ring
+    pi = 1
+    if ring.has_native_multiexp:
+        # One native call: its threads split the exponent bits (each sums buckets over its own
+        # windows only) and share the checkpoints, so nothing is copied to the helper processes.
+        bases = [evaluation.values[kappa * c] for c in live]
+        part = ring.multiexp(bases, [blocks[c] for c in live], threads=pool.parts)
+        return group.canon(part)
     tasks = []
     for lo, hi in split(len(live), pool.parts):
         cs = live[lo:hi]
         tasks.append(([evaluation.values[kappa * c] for c in cs], [blocks[c] for c in cs], kappa, window))
-    ring = pool.ring
-    pi = 1
     for part in pool.run("multiexp", tasks):
         if part is not None:
             pi = ring.mul(pi, part)
