@@ -256,3 +256,15 @@ def test_ct_runs_on_the_real_path(target: str, tmp_path: Path) -> None:
     assert doc["kernel"] == rsa_exp.backend_name("auto") and doc["params"]["target"] == target
     assert doc["samples"] == 20 and doc["progress"][-1]["fixed"] + doc["progress"][-1]["random"] == 20
     assert doc["pinned_cpu"] is None and doc["params"]["pin"] is False
+
+
+def test_rsa_bench_is_the_same_command(tmp_path: Path) -> None:
+    """`modforge rsa bench` (issue 5's interface) runs `modforge bench rsa`."""
+    res = CliRunner().invoke(cli, ["rsa", "bench", *TINY[1:], "--json", "--no-cryptography"],
+                             env={"MODFORGE_BENCH_CACHE": str(tmp_path)}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["schema"] == brsa.SCHEMA and doc["params"]["bits"] == [1024] and doc["errors"] == []
+    assert [r["impl"] for r in doc["results"]] == [brsa.OURS]
+    res = CliRunner().invoke(cli, ["rsa", "bench", "--bits", "999"], env={"MODFORGE_BENCH_CACHE": str(tmp_path)})
+    assert res.exit_code == 2

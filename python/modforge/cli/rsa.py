@@ -284,3 +284,13 @@ def decrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_na
                "backend": used_backend, "in": in_path, "out": out_path, "plaintext_bytes": len(plaintext)})
     else:
         click.echo(f"decrypted {in_path} -> {out_path} ({len(plaintext)} bytes, {scheme_name}, {key.bits}-bit key)")
+
+
+def _bench_command() -> click.Command:
+    """``modforge rsa bench`` is ``modforge bench rsa`` (one command object, two places in the tree)."""
+    from .bench import rsa as bench_rsa
+
+    return bench_rsa
+
+
+rsa.add_command(_bench_command(), name="bench")
