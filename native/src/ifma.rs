@@ -214,16 +214,10 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
 /// `y` in `ys`.
 #[inline(always)]
 unsafe fn mul_cols<const V: usize, const V2: usize>(l: usize, xs: &Buf, ys: &Buf) -> [__m512i; V2] {
-    mul_cols_ptr::<V, V2>(l, xs.0.as_ptr().add(PAD) as *const i64, ys.0.as_ptr().add(PAD) as *const i64)
-}
-
-/// [`mul_cols`] on raw pointers: `xp` at digit 0 of `x` (digits `0 .. l`
-/// read), `yp` at digit 0 of `y` inside zero padding of `PAD` lanes below
-/// and `8V + 8` lanes from digit 0 on (windows reach 7 lanes either side).
-#[inline(always)]
-unsafe fn mul_cols_ptr<const V: usize, const V2: usize>(l: usize, xp: *const i64, yp: *const i64) -> [__m512i; V2] {
     let zero = _mm512_setzero_si512();
     let mut cols = [zero; V2];
+    let xp = xs.0.as_ptr().add(PAD) as *const i64;
+    let yp = ys.0.as_ptr().add(PAD) as *const i64;
     let mut hi_prev = zero;
     for b in 0..V2 {
         // Up to L rows per block: four independent accumulator chains per
