@@ -565,7 +565,8 @@ impl RsaKey {
     }
 
     /// Garner's recombination of ``0 <= xp < p``, ``0 <= xq < q``: the ``x < n``
-    /// congruent to both (constant time).
+    /// congruent to both.  The recombination is constant time; the range
+    /// checks of the arguments are not (``private`` never goes through them).
     fn recombine(&self, py: Python<'_>, xp: &Bound<'_, PyAny>, xq: &Bound<'_, PyAny>) -> PyResult<BigUint> {
         let p = from_limbs(&self.ctx_p());
         let q = from_limbs(&self.ctx_q());
