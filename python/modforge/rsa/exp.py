@@ -174,10 +174,12 @@ def prepared(key: "RSAPrivateKey", backend: str = "auto"):
     if prepare is None:
         return None
     cache = key.__dict__.setdefault("_prepared", {})
-    ready = cache.get(id(kernel))
-    if ready is None:
-        ready = cache[id(kernel)] = prepare(key.p, key.q, key.qinv, key.e)
-    return ready
+    # Keyed by id, holding the kernel too: a kernel freed and replaced at the same address must not
+    # inherit another's prepared key.
+    held = cache.get(id(kernel))
+    if held is None or held[0] is not kernel:
+        held = cache[id(kernel)] = (kernel, prepare(key.p, key.q, key.qinv, key.e))
+    return held[1]
 
 
 # ------------------------------------------------------------- the Python reference kernel
