@@ -568,8 +568,8 @@ impl RsaKey {
     /// congruent to both.  The recombination is constant time; the range
     /// checks of the arguments are not (``private`` never goes through them).
     fn recombine(&self, py: Python<'_>, xp: &Bound<'_, PyAny>, xq: &Bound<'_, PyAny>) -> PyResult<BigUint> {
-        let p = from_limbs(&self.ctx_p());
-        let q = from_limbs(&self.ctx_q());
+        let p = from_limbs(self.ctx.p_limbs());
+        let q = from_limbs(self.ctx.q_limbs());
         let mut xpl = self.limbs_below("xp", xp, &p, self.np)?;
         let mut xql = self.limbs_below("xq", xq, &q, self.nq)?;
         let mut x = py.detach(|| self.ctx.recombine(&xpl, &xql));
@@ -622,15 +622,6 @@ impl RsaKey {
 
     fn __repr__(&self) -> String {
         format!("RsaKey(bits={})", self.n.bits())
-    }
-}
-
-impl RsaKey {
-    fn ctx_p(&self) -> Vec<u64> {
-        self.ctx.p_limbs().to_vec()
-    }
-    fn ctx_q(&self) -> Vec<u64> {
-        self.ctx.q_limbs().to_vec()
     }
 }
 

@@ -70,19 +70,19 @@ def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()
     blocks = quotient_blocks(t, kappa, l, count)
     # Blocks at or above bit t - 255 of q are zero; leave them out.
     live = [c for c in range(count) if blocks[c]]
-    window = best_window(t, kappa, pool.parts, cost)
     ring = pool.ring
-    pi = 1
     if ring.has_native_multiexp:
         # One native call: its threads split the exponent bits (each sums buckets over its own
         # windows only) and share the checkpoints, so nothing is copied to the helper processes.
         bases = [evaluation.values[kappa * c] for c in live]
         part = ring.multiexp(bases, [blocks[c] for c in live], threads=pool.parts)
         return group.canon(part)
+    window = best_window(t, kappa, pool.parts, cost)   # the Python bucket method's windows
     tasks = []
     for lo, hi in split(len(live), pool.parts):
         cs = live[lo:hi]
         tasks.append(([evaluation.values[kappa * c] for c in cs], [blocks[c] for c in cs], kappa, window))
+    pi = 1
     for part in pool.run("multiexp", tasks):
         if part is not None:
             pi = ring.mul(pi, part)
