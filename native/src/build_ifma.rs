@@ -3,11 +3,12 @@
 //! straight-line AVX-512 IFMA squaring code of `src/ifma.rs`.
 //!
 //! For every digit count `L` the fold kernel uses (7 for 256-bit moduli up to
-//! 84 for 4096-bit ones) it writes `sq_cols_L(xp, d)`, the column blocks of
-//! the square of the `L` digits broadcast from `xp` (doubled, in the
-//! registers `d`), with every row, window offset and mask a constant, so
-//! that the accumulators stay in registers and no loop control is left; and
-//! `sqr_n_L`, the squaring loop around it.  The algorithm is documented in
+//! 84 for 4096-bit ones) it writes `sq_high_L` and `sq_low_L`, the column
+//! blocks of the square of the `L` digits (rows broadcast from `xp`, windows
+//! of the doubled digits from the registers `d` or their stored copy `dp`),
+//! with every row, window offset and load a constant, so that the
+//! accumulators stay in registers and no loop control is left; and
+//! `sqr_n_L` and `pow_L`, the loops around them.  The algorithm is documented in
 //! `src/fold.rs` and `src/ifma.rs`; this file only unrolls it.  Output:
 //! `$OUT_DIR/ifma_gen.rs`, included by `src/ifma.rs`.
 
@@ -21,38 +22,61 @@ const SPLIT_ROWS: usize = 8;
 
 /// Code binding `lo{b}` and `hi{b}`: the low halves (at their columns) and
 /// high halves (one column up) of the products of column block `b` of the
-/// square of `l` digits (broadcasts from `xp`, doubled digits in `d`).
-fn block_code(l: usize, b: usize) -> String {
+/// square of `l` digits (broadcasts from `xp`, digits in `x`, doubled digits
+/// in `d` and, for the windows `memory_ok` allows, stored at `dp`).
+///
+/// Block `b` (columns `8b .. 8b+7`) takes the rows `i < 4b` with windows of
+/// `D = 2x` (all their pairs have `j > i`), and the four rows of quad `b`,
+/// `i = 4b .. 4b+3`, with windows of `Y`: `D` with the digits below `4b`
+/// zeroed and those of quad `b` undoubled.  In those rows a pair inside the
+/// quad appears twice, `x_i x_j` and `x_j x_i`, and its diagonal once, so the
+/// quad's own square comes out whole and no lane needs a mask; pairs with a
+/// higher digit see `2 x_j` as usual, lower digits see 0.  (This replaced
+/// masked windows plus one diagonal product per block: one product and about
+/// one port-5 uop fewer per block.)
+fn block_code(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
     let v = l.div_ceil(8);
     let mut s = String::new();
     let i_first = (8 * b + 1).saturating_sub(l);
     let i_last = (l - 1).min(4 * b + 3);
-    if i_first > i_last && 4 * b >= l {
-        writeln!(s, "    let (lo{b}, hi{b}) = (z, z);").unwrap();
-        return s;
-    }
-    // Rows 4b..4b+3 keep only the lanes holding pairs i < j.
-    let mask_of = |i: usize| -> u8 {
-        if i < 4 * b {
-            0xFF
-        } else {
-            (0xFEu32 << (2 * (i - 4 * b))) as u8
-        }
+    // Digit j of the row operand of row i: nonzero only for j < L, and for
+    // quad rows only from 4b up.
+    let nonzero = |i: usize, j: isize| -> bool {
+        j >= 0 && (j as usize) < l && (i < 4 * b || j as usize >= 4 * b)
     };
-    // A row is useful if some unmasked lane holds a digit j = 8b + lane - i
-    // below L (the digits above L are zero, so such rows add nothing).
-    let useful = |i: usize| -> bool {
-        (0..8).any(|lane| mask_of(i) >> lane & 1 == 1 && 8 * b + lane < l + i)
-    };
+    let useful =
+        |i: usize| -> bool { (0..8).any(|lane| nonzero(i, 8 * b as isize + lane - i as isize)) };
     let row_list: Vec<usize> = (i_first..=i_last).filter(|&i| useful(i)).collect();
-    if row_list.is_empty() && 4 * b >= l {
+    // Rows whose (unaligned) window of D is loaded from memory.
+    let memory = |i: usize| -> bool {
+        let off = 8 * b as isize - i as isize;
+        i < 4 * b && off.rem_euclid(8) != 0 && memory_ok(off)
+    };
+    let row_list: Vec<usize> = row_list
+        .iter()
+        .copied()
+        .filter(|&i| !memory(i))
+        .chain(row_list.iter().copied().filter(|&i| memory(i)))
+        .collect();
+    if row_list.is_empty() {
         writeln!(s, "    let (lo{b}, hi{b}) = (z, z);").unwrap();
         return s;
     }
     writeln!(s, "    let (lo{b}, hi{b}) = {{").unwrap();
+    // The vector of Y holding quad b (the ones below it are zero, the ones
+    // above equal D).
+    let quad_vec = 4 * b / 8;
+    if 4 * b < l {
+        let y = if (4 * b).is_multiple_of(8) {
+            format!("_mm512_mask_blend_epi64(0xF0, x[{quad_vec}], d[{quad_vec}])")
+        } else {
+            format!("_mm512_maskz_mov_epi64(0xF0, x[{quad_vec}])")
+        };
+        writeln!(s, "        let yq = {y};").unwrap();
+    }
     // Long blocks get two chains per half (even / odd rows), which shortens
     // the dependency chain at the price of one add per half.
-    let rows = row_list.len() + 1;
+    let rows = row_list.len();
     let split = rows > SPLIT_ROWS;
     if split {
         writeln!(
@@ -66,26 +90,29 @@ fn block_code(l: usize, b: usize) -> String {
     let mut parity = 0;
     for &i in &row_list {
         let off = 8 * b as isize - i as isize;
-        let mask = mask_of(i);
-        // Window starting at digit `off` of D: lanes sh.. of d[u], then d[u+1].
+        let quad_row = i >= 4 * b;
+        // Window starting at digit `off`: lanes sh.. of vector u, then u+1.
         let u = off.div_euclid(8);
         let sh = off.rem_euclid(8);
         let vec = |k: isize| {
-            if k >= 0 && (k as usize) < v {
-                format!("d[{k}]")
-            } else {
+            if k < 0 || k as usize >= v || (quad_row && (k as usize) < quad_vec) {
                 "z".to_string()
+            } else if quad_row && k as usize == quad_vec {
+                "yq".to_string()
+            } else {
+                format!("d[{k}]")
             }
         };
-        let window = match (sh, mask) {
-            (0, 0xFF) => vec(u),
-            (0, m) => format!("_mm512_maskz_mov_epi64({m:#04x}, {})", vec(u)),
-            (sh, 0xFF) => format!("_mm512_alignr_epi64::<{sh}>({}, {})", vec(u + 1), vec(u)),
-            (sh, m) => format!(
-                "_mm512_maskz_alignr_epi64::<{sh}>({m:#04x}, {}, {})",
-                vec(u + 1),
-                vec(u)
-            ),
+        let window = if memory(i) {
+            // From the stored copy of D: a load instead of a port-5 uop.
+            // It waits for the stores to reach the cache (they cannot be
+            // forwarded to a load that spans two of them), so these rows
+            // come last in their block.
+            format!("_mm512_loadu_si512(dp.offset({off}) as *const _)")
+        } else if sh == 0 {
+            vec(u)
+        } else {
+            format!("_mm512_alignr_epi64::<{sh}>({}, {})", vec(u + 1), vec(u))
         };
         writeln!(
             s,
@@ -98,18 +125,6 @@ fn block_code(l: usize, b: usize) -> String {
             parity ^= 1;
         }
     }
-    if 4 * b < l {
-        // Diagonal x_(4b+t)^2: four digits expanded into the even lanes
-        // (the high halves are kept one column up, like all high halves).
-        writeln!(
-            s,
-            "        {{ let e = _mm512_maskz_expandloadu_epi64(0x55, xp.add({})); \
-             lo{parity} = _mm512_madd52lo_epu64(lo{parity}, e, e); \
-             hi{parity} = _mm512_madd52hi_epu64(hi{parity}, e, e); }}",
-            4 * b
-        )
-        .unwrap();
-    }
     if split {
         writeln!(
             s,
@@ -121,6 +136,17 @@ fn block_code(l: usize, b: usize) -> String {
     }
     writeln!(s, "    }};").unwrap();
     s
+}
+
+/// Which operand windows of the square are loaded from the stored copy of
+/// the doubled digits (the rest are `valignq`s on port 5).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MemoryWindows {
+    None,
+    /// Every unmasked, unaligned window.
+    All,
+    /// Those of the low phase and those the first high block does not use.
+    Late,
 }
 
 /// The first column block the high phase computes: the block holding column
@@ -136,11 +162,13 @@ fn high_start(l: usize) -> usize {
 }
 
 /// `sq_high_{l}` and `sq_low_{l}`: the column blocks of the square in two
-/// phases.  The high phase gives blocks `start ..` (the fold needs them
-/// first; block `start` without the high halves from below, which only reach
-/// a low column); the low phase gives blocks `.. start` and, at index
-/// `start`, that missing contribution.  The kernel runs the low phase after
-/// the fold rows in program order, so it fills the fold's latency.
+/// phases.  The high phase gives blocks `start ..`, combined (the fold needs
+/// them first, carried; block `start` without the high halves from below,
+/// which only reach a low column); the low phase gives blocks `.. start` as
+/// separate low and high halves, which start the fold's second accumulator
+/// set, so that the final alignment of the fold's high halves also places
+/// theirs (including that missing contribution).  The kernel emits the low
+/// phase before the fold rows, which wait for the high digits.
 fn square_cols(l: usize) -> String {
     let v = l.div_ceil(8);
     let v2 = 2 * v;
@@ -149,12 +177,32 @@ fn square_cols(l: usize) -> String {
     writeln!(s, "#[inline(always)]").unwrap();
     writeln!(
         s,
-        "unsafe fn sq_high_{l}(xp: *const i64, d: &[__m512i; {v}]) -> [__m512i; {v2}] {{"
+        "unsafe fn sq_high_{l}(xp: *const i64, dp: *const i64, x: &[__m512i; {v}], d: &[__m512i; {v}]) -> [__m512i; {v2}] {{"
     )
     .unwrap();
     writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
+    writeln!(s, "    let _ = (x, dp);").unwrap();
+    // Which windows of D come from memory (see `block_code`), measured
+    // against none: up to three vectors all of them (1024 bits: 385 IFMA
+    // slots per step against 405, 3% faster in `sqr_n`); up to six all but
+    // the first high block's, whose rows the fold waits for first (2048
+    // bits: all of them was 6% slower, this rule 0-1% faster); above, none
+    // (3072 bits: 4-5% slower with this rule).
+    let first_offsets: Vec<isize> = (0..l).map(|i| 8 * start as isize - i as isize).collect();
+    let memory_windows = if v <= 3 {
+        MemoryWindows::All
+    } else if v <= 6 {
+        MemoryWindows::Late
+    } else {
+        MemoryWindows::None
+    };
+    let high_ok = |off: isize| match memory_windows {
+        MemoryWindows::None => false,
+        MemoryWindows::All => true,
+        MemoryWindows::Late => !first_offsets.contains(&off),
+    };
     for b in start..v2 {
-        s.push_str(&block_code(l, b));
+        s.push_str(&block_code(l, b, &high_ok));
     }
     write!(s, "    [").unwrap();
     for b in 0..v2 {
@@ -174,30 +222,29 @@ fn square_cols(l: usize) -> String {
     writeln!(s, "#[inline(always)]").unwrap();
     writeln!(
         s,
-        "unsafe fn sq_low_{l}(xp: *const i64, d: &[__m512i; {v}]) -> [__m512i; {v}] {{"
+        "unsafe fn sq_low_{l}(xp: *const i64, dp: *const i64, x: &[__m512i; {v}], d: &[__m512i; {v}]) -> ([__m512i; {v}], [__m512i; {v}]) {{"
     )
     .unwrap();
     writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
-    writeln!(s, "    let _ = (xp, d);").unwrap();
+    writeln!(s, "    let _ = (xp, dp, x, d);").unwrap();
+    let low_ok = |_: isize| memory_windows != MemoryWindows::None;
     for b in 0..start {
-        s.push_str(&block_code(l, b));
+        s.push_str(&block_code(l, b, &low_ok));
     }
-    write!(s, "    [").unwrap();
-    for b in 0..v {
-        if b < start {
-            let prev = if b == 0 {
-                "z".to_string()
+    // Low and high halves stay apart: the fold's accumulators take them as
+    // they are, and one final shift lines up all high halves at once.
+    for half in ["lo", "hi"] {
+        write!(s, "    let {half} = [").unwrap();
+        for b in 0..v {
+            if b < start {
+                write!(s, "{half}{b}, ").unwrap();
             } else {
-                format!("hi{}", b - 1)
-            };
-            write!(s, "add_high(lo{b}, hi{b}, {prev}), ").unwrap();
-        } else if b == start && start > 0 {
-            write!(s, "add_high(z, z, hi{}), ", b - 1).unwrap();
-        } else {
-            write!(s, "z, ").unwrap();
+                write!(s, "z, ").unwrap();
+            }
         }
+        writeln!(s, "];").unwrap();
     }
-    writeln!(s, "]").unwrap();
+    writeln!(s, "    (lo, hi)").unwrap();
     writeln!(s, "}}").unwrap();
     s
 }
@@ -215,7 +262,7 @@ fn main() {
                 s,
                 "#[target_feature(enable = \"avx512f,avx512ifma\")]\n\
                  unsafe fn sqr_n_{l}(plan: &FoldPlan, s: &mut [u64], count: u64) {{\n\
-                 \x20   sqr_n_with::<{v}, {v2}>(plan, {k}, s, count, |xp, d| sq_high_{l}(xp, d), |xp, d| sq_low_{l}(xp, d))\n\
+                 \x20   sqr_n_with::<{v}, {v2}, KERNEL>(plan, {k}, s, count, |xp, dp, x, d| sq_high_{l}(xp, dp, x, d), |xp, dp, x, d| sq_low_{l}(xp, dp, x, d))\n\
                  }}",
                 v2 = 2 * v,
                 k = l - 1
@@ -225,7 +272,7 @@ fn main() {
                 s,
                 "#[target_feature(enable = \"avx512f,avx512ifma\")]\n\
                  unsafe fn pow_{l}(plan: &FoldPlan, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {{\n\
-                 \x20   pow_windows_with::<{v}, {v2}>(plan, {k}, s, table, e, windows, w, |xp, d| sq_high_{l}(xp, d), |xp, d| sq_low_{l}(xp, d))\n\
+                 \x20   pow_windows_with::<{v}, {v2}>(plan, {k}, s, table, e, windows, w, |xp, dp, x, d| sq_high_{l}(xp, dp, x, d), |xp, dp, x, d| sq_low_{l}(xp, dp, x, d))\n\
                  }}",
                 v2 = 2 * v,
                 k = l - 1

@@ -15,12 +15,16 @@
 //!
 //! # One step (squaring; a product is the same with `x_i*y_j`)
 //!
-//! 1. Columns.  `C_c = sum lo52(x_i*2x_j) [i<j, i+j=c] + lo52(x_i^2) [2i=c]
-//!    + 4*(the same hi52 parts of column c-1)`, so `sum C_c 2^(50c) = X^2`
-//!    exactly (radix 2^50, so a product's high half, which IFMA returns at
-//!    weight 2^52, counts 4x at the next column).  Each column sums at most
-//!    `L/2 + 1` low halves `< 2^52` and as many high halves `< 2^51` times 4:
-//!    `C_c < L * 2^53 <= 2^60` for `L <= 88` (4096-bit moduli need 84).
+//! 1. Columns.  `C_c = sum lo52(x_i*2x_j) [i<j, i+j=c, different quads] +
+//!    2 lo52(x_i*x_j) [i<j, i+j=c, same quad] + lo52(x_i^2) [2i=c] +
+//!    4*(the same hi52 parts of column c-1)`, where the quads are the digit
+//!    groups `4q .. 4q+3` (the kernel forms each quad's square whole, both
+//!    orders of a pair, instead of masking; see `build_ifma.rs`).  So
+//!    `sum C_c 2^(50c) = X^2` exactly (radix 2^50, so a product's high half,
+//!    which IFMA returns at weight 2^52, counts 4x at the next column).  Each
+//!    column sums at most `L/2 + 3` low halves `< 2^52` and as many high
+//!    halves `< 2^51` times 4: `C_c < (L/2 + 3) * 2^54 <= 2^60` for `L <= 88`
+//!    (4096-bit moduli need 84).
 //! 2. High digits.  Columns `c >= K` get one parallel carry step,
 //!    `d_K = C_K mod 2^50`, `d_c = (C_c mod 2^50) + (C_(c-1) >> 50)`, so
 //!    `d_c < 2^50 + 2^10`.  Columns below `K` stay as they are.  No digit
@@ -248,15 +252,25 @@ pub fn hi52(a: u64, b: u64) -> u64 {
     (((a & IFMA_MASK) as u128 * (b & IFMA_MASK) as u128) >> 52) as u64
 }
 
-/// Columns of `x^2` exactly as the IFMA kernel forms them (step 1):
-/// cross products with the doubled operand, plus the diagonal.
+/// Columns of `x^2` exactly as the IFMA kernel forms them (step 1): a pair
+/// of digits in different quads (`i/4 != j/4`) is one product with the
+/// doubled operand; inside a quad both orders are formed, `x_i x_j` and
+/// `x_j x_i`, and the diagonal once (the quad's square, computed whole).
 pub fn square_columns(x: &[u64], lanes: usize) -> Vec<u64> {
     let mut c = vec![0u64; 2 * lanes + 1];
     for i in 0..lanes {
         for j in i..lanes {
-            let y = if i == j { x[j] } else { 2 * x[j] };
-            c[i + j] += lo52(x[i], y);
-            c[i + j + 1] += 4 * hi52(x[i], y);
+            let products: &[u64] = if i == j {
+                &[x[j]]
+            } else if i / 4 == j / 4 {
+                &[x[j], x[j]]
+            } else {
+                &[2 * x[j]]
+            };
+            for &y in products {
+                c[i + j] += lo52(x[i], y);
+                c[i + j + 1] += 4 * hi52(x[i], y);
+            }
         }
     }
     c.truncate(2 * lanes);

@@ -11,27 +11,34 @@
 //!
 //! Data flow of one squaring (`V` vectors, `K` table digits, `L = K + 1`):
 //!
-//! * the digits are stored once to a zero-padded buffer `xs`; the row of
-//!   `x_i` is a broadcast of `xs[i]` (a load, no shuffle), and the operand
-//!   window of block `b` and row `i` (digits `8b-i ..` of `2x`) is one
-//!   `valignq` of two of the doubled digit registers;
+//! * the digits are stored once to a zero-padded buffer `xs`, the doubled
+//!   digits `D = 2x` to another (`ds`); the row of `x_i` is a broadcast of
+//!   `xs[i]` (a load, no shuffle), and the operand window of block `b` and
+//!   row `i` (digits `8b-i ..` of `D`) is one `valignq` of two registers of
+//!   `D` or, for the rows that can wait about 15 cycles for the stores to
+//!   reach the cache, an unaligned load from `ds` (no port-5 uop);
 //! * output block `b` (columns `8b .. 8b+7`) accumulates its rows in two
 //!   registers, low halves at their column and high halves one column up
-//!   (so one window serves both); rows `4b .. 4b+3` are masked so that only
-//!   pairs `i < j` count, and the diagonal `x_i^2` comes from one expand-load
-//!   of four digits into the even lanes.  This part is straight-line code
-//!   generated per digit count by `src/build_ifma.rs` (`sq_cols_L`);
+//!   (so one window serves both); the four rows of quad `b` (`i = 4b ..
+//!   4b+3`) take windows of `D` with the quad's own digits undoubled and the
+//!   lower ones zeroed, which gives the quad's square whole (both orders of
+//!   each pair, the diagonal once) without masks or a diagonal product.
+//!   This part is straight-line code generated per digit count by
+//!   `src/build_ifma.rs` (`sq_high_L`, `sq_low_L`);
 //! * the high columns are carried once and stored for broadcasting; the fold
 //!   streams the table row by row into `2V` accumulators (times 1 to 4
-//!   interleaved sets, [`FOLD_SETS`]); one more carry step gives the digits.
+//!   interleaved sets, [`FOLD_SETS`]; the first starts from the square's
+//!   low columns of the high phase, the second from the low phase's halves);
+//!   one more carry step gives the digits.
 //!
-//! Choices measured with `cargo test --release bench_variants -- --ignored
-//! --nocapture` (see docs/native.md): register windows beat unaligned loads
-//! from a stored copy (the loads wait for store forwarding) at every width;
-//! a fused, fully unrolled step (fold rows interleaved with the column
-//! blocks) spilled and lost; keeping the fold's row loop a loop beat
-//! unrolling it; a second, shifted table for the high halves and memory
-//! windows for the low phase were not better.
+//! Choices measured (`cargo test --release bench_variants -- --ignored
+//! --nocapture`, and `sqr_n` of two builds side by side; see
+//! docs/native.md): a fused, fully unrolled step (fold rows interleaved with
+//! the column blocks) spilled and lost; keeping the fold's row loop a loop
+//! beat unrolling it (unrolled: 24% slower); a second, shifted table for the
+//! high halves was not better; neither were the quad windows from a stored
+//! copy (stored inside the square: 50% slower), masked broadcasts instead of
+//! masked windows, or the top table vector's rows last.
 
 #![cfg(target_arch = "x86_64")]
 
@@ -76,7 +83,8 @@ unsafe fn carry(c: __m512i, prev: __m512i) -> __m512i {
 
 /// Steps 2-4 of [`crate::fold`]: high digits, fold, carry.  `cols` holds the
 /// `2V` column blocks (the low ones possibly incomplete), `low()` the rest
-/// of the low columns; `dbuf` is scratch for the broadcasts.  `k` is
+/// of the low columns as low and high halves (high halves one column up,
+/// like the fold's); `dbuf` is scratch for the broadcasts.  `k` is
 /// `plan.k`, passed as a literal by the generated loops so that the block
 /// bounds and masks below fold into constants (measured: about 5% faster at
 /// 1024 bits, with the row loop kept a loop).
@@ -85,7 +93,7 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     plan: &FoldPlan,
     k: usize,
     cols: &[__m512i; V2],
-    low: impl FnOnce() -> [__m512i; V],
+    low: impl FnOnce() -> ([__m512i; V], [__m512i; V]),
     dbuf: &mut Buf,
     sets: usize,
 ) -> [__m512i; V] {
@@ -108,7 +116,6 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
         prev = hc;
     }
     let mut rl = [zero; V];
-    let mut rh = [zero; V];
     for v in 0..V {
         rl[v] = if v < kb {
             cols[v]
@@ -118,22 +125,22 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
             zero
         };
     }
+    // The rest of the low columns, placed before the fold rows in program
+    // order: the rows wait for the high digits and would otherwise fill the
+    // scheduler, keeping this independent work out of it (measured: ~3%
+    // faster at 1024 bits than after the rows).  They start the fold's
+    // second accumulator set, so they cost no extra adds.
+    let (ll, lh) = low();
     let table = plan.table.as_ptr() as *const i64;
     let dp = dbuf.0.as_ptr().add(k);
     // Independent accumulator sets shorten the dependency chains (H rows
     // deep with one set); more sets than registers allow would spill.
-    match sets {
-        1 => fold_rows::<V, 1>(table, dp, h, &mut rl, &mut rh),
-        2 => fold_rows::<V, 2>(table, dp, h, &mut rl, &mut rh),
-        3 => fold_rows::<V, 3>(table, dp, h, &mut rl, &mut rh),
-        _ => fold_rows::<V, 4>(table, dp, h, &mut rl, &mut rh),
-    }
-    // The rest of the low columns (computed here, after the fold rows in
-    // program order, so that they fill the fold's latency).
-    let rest = low();
-    for v in 0..V {
-        rl[v] = _mm512_add_epi64(rl[v], rest[v]);
-    }
+    let [rl, rh] = match sets {
+        1 => fold_rows::<V, 1>(table, dp, h, [rl, zero_v()], [ll, lh]),
+        2 => fold_rows::<V, 2>(table, dp, h, [rl, zero_v()], [ll, lh]),
+        3 => fold_rows::<V, 3>(table, dp, h, [rl, zero_v()], [ll, lh]),
+        _ => fold_rows::<V, 4>(table, dp, h, [rl, zero_v()], [ll, lh]),
+    };
     // R = low + 4 * high one lane up, then one carry step.  (A second table
     // shifted one lane, so that the high halves land in place, was measured
     // slower: the extra loads cost more than the saved shuffle.)
@@ -149,6 +156,20 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     x
 }
 
+#[inline(always)]
+unsafe fn zero_v<const V: usize>() -> [__m512i; V] {
+    [_mm512_setzero_si512(); V]
+}
+
+/// Variants of the squaring loop (const generic `VAR`), for
+/// `bench_variants` only: `TWO_CHAINS` runs two independent chains in one
+/// loop (if the step were latency-bound, that would be faster per step; it
+/// is not), and `VAR >> SETS_SHIFT`, when not zero, overrides [`FOLD_SETS`].
+const TWO_CHAINS: u32 = 1;
+const SETS_SHIFT: u32 = 4;
+/// The variant the kernels use.
+const KERNEL: u32 = 0;
+
 /// Accumulator sets of the fold per vector count (measured; see
 /// `bench_variants`).
 struct FoldSets([usize; MAX_VECTORS + 1]);
@@ -161,21 +182,32 @@ impl FoldSets {
 
 const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1]);
 
-/// The fold proper: `rl/rh[v] += d_r * table row r` (low / high halves) for
-/// the `h` high digits at `dp`, with `S` interleaved accumulator sets.
+/// The fold proper: low / high halves of `d_r * table row r` for the `h`
+/// high digits at `dp`, in `S` interleaved accumulator sets, the first set
+/// starting from `init0` and the second from `init1` (added to the first
+/// when `S = 1`).  Returns the summed low and high halves.
 #[inline(always)]
 unsafe fn fold_rows<const V: usize, const S: usize>(
     table: *const i64,
     dp: *const u64,
     h: usize,
-    rl: &mut [__m512i; V],
-    rh: &mut [__m512i; V],
-) {
+    init0: [[__m512i; V]; 2],
+    init1: [[__m512i; V]; 2],
+) -> [[__m512i; V]; 2] {
     let zero = _mm512_setzero_si512();
     let mut al = [[zero; V]; S];
     let mut ah = [[zero; V]; S];
-    al[0] = *rl;
-    ah[0] = *rh;
+    al[0] = init0[0];
+    ah[0] = init0[1];
+    if S >= 2 {
+        al[1] = init1[0];
+        ah[1] = init1[1];
+    } else {
+        for v in 0..V {
+            al[0][v] = _mm512_add_epi64(al[0][v], init1[0][v]);
+            ah[0][v] = _mm512_add_epi64(ah[0][v], init1[1][v]);
+        }
+    }
     let mut r = 0;
     while r + S <= h {
         for set in 0..S {
@@ -199,15 +231,17 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
         }
         r += 1;
     }
+    // Set 0 takes the leftover rows and finishes last: add it last.
+    let mut out = [[zero; V]; 2];
     for v in 0..V {
-        let (mut lo, mut hi) = (al[0][v], ah[0][v]);
-        for set in 1..S {
-            lo = _mm512_add_epi64(lo, al[set][v]);
-            hi = _mm512_add_epi64(hi, ah[set][v]);
+        out[0][v] = al[S - 1][v];
+        out[1][v] = ah[S - 1][v];
+        for set in (0..S - 1).rev() {
+            out[0][v] = _mm512_add_epi64(al[set][v], out[0][v]);
+            out[1][v] = _mm512_add_epi64(ah[set][v], out[1][v]);
         }
-        rl[v] = lo;
-        rh[v] = hi;
     }
+    out
 }
 
 /// Columns of a general product `x*y` from the digits of `x` in `xs` and of
@@ -292,21 +326,36 @@ fn opaque_usize(n: usize) -> usize {
 /// The squaring loop around a generated column function `cols` (one per
 /// digit count, see `src/build_ifma.rs`).
 #[inline(always)]
-unsafe fn sqr_n_with<const V: usize, const V2: usize>(
+unsafe fn sqr_n_with<const V: usize, const V2: usize, const VAR: u32>(
     plan: &FoldPlan,
     k: usize,
     s: &mut [u64],
     count: u64,
-    high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
-    low: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V],
+    high: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
+    low: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
 ) {
     debug_assert!(V2 == 2 * V && plan.v == V && s.len() == LANES * V);
     let mut xs = Buf([0; BUF]);
+    let mut ds = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
     let mut x = load_digits::<V>(s);
-    let sets = FOLD_SETS.with_v(V);
-    for _ in 0..count {
-        x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut dbuf, sets, &high, &low);
+    let sets = if VAR >> SETS_SHIFT != 0 { (VAR >> SETS_SHIFT) as usize } else { FOLD_SETS.with_v(V) };
+    if VAR & TWO_CHAINS != 0 {
+        // Benchmark only: two independent chains, the second from x + 1.
+        let mut ys = Buf([0; BUF]);
+        let mut ebuf = Buf([0; BUF]);
+        let mut es = Buf([0; BUF]);
+        let mut y = x;
+        y[0] = _mm512_add_epi64(y[0], _mm512_set1_epi64(1));
+        for _ in 0..count / 2 {
+            x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut ds, &mut dbuf, sets, &high, &low);
+            y = sqr_step::<V, V2>(plan, k, &y, &mut ys, &mut es, &mut ebuf, sets, &high, &low);
+        }
+        x[0] = _mm512_add_epi64(x[0], y[0]);
+    } else {
+        for _ in 0..count {
+            x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut ds, &mut dbuf, sets, &high, &low);
+        }
     }
     save_digits(&x, s);
 }
@@ -319,10 +368,11 @@ unsafe fn sqr_step<const V: usize, const V2: usize>(
     k: usize,
     x: &[__m512i; V],
     xs: &mut Buf,
+    ds: &mut Buf,
     dbuf: &mut Buf,
     sets: usize,
-    high: &impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
-    low: &impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V],
+    high: &impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
+    low: &impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
 ) -> [__m512i; V] {
     // Digits to memory for the row broadcasts, doubled digits in
     // registers for the operand windows.
@@ -337,8 +387,13 @@ unsafe fn sqr_step<const V: usize, const V2: usize>(
     for v in 0..V {
         d[v] = _mm512_add_epi64(x[v], x[v]);
     }
-    let c = high(xp, &d);
-    fold_tail::<V, V2>(plan, k, &c, || low(xp, &d), dbuf, sets)
+    // A copy of the doubled digits for the windows read from memory.
+    for (v, dv) in d.iter().enumerate() {
+        _mm512_store_epi64(ds.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, *dv);
+    }
+    let dp = opaque(ds.0.as_ptr().add(PAD) as *const i64);
+    let c = high(xp, dp, x, &d);
+    fold_tail::<V, V2>(plan, k, &c, || low(xp, dp, x, &d), dbuf, sets)
 }
 
 /// The entry `digit` of a table of `entries` loop values (`8V` digits
@@ -375,13 +430,14 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     e: &[u64],
     windows: usize,
     w: usize,
-    high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
-    low: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V],
+    high: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
+    low: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
 ) {
     debug_assert!(V2 == 2 * V && plan.v == V && s.len() == LANES * V && windows >= 1);
     let entries = 1usize << w;
     assert!(table.len() == entries * LANES * V, "pow_windows: table of 2^w entries of 8V digits");
     let mut xs = Buf([0; BUF]);
+    let mut ds = Buf([0; BUF]);
     let mut ys = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
     let sets = FOLD_SETS.with_v(V);
@@ -389,7 +445,7 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     let mut x = ct_select_entry::<V>(table, entries, crate::rsa::bits_at(e, (windows - 1) * w, w));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
-            x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut dbuf, sets, &high, &low);
+            x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut ds, &mut dbuf, sets, &high, &low);
         }
         let digit = crate::rsa::bits_at(e, j * w, w);
         let y = ct_select_entry::<V>(table, entries, digit);
@@ -403,10 +459,10 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
             _mm512_store_epi64(ys.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, y[v]);
         }
         let cols = mul_cols::<V, V2>(k + 1, &xs, &ys);
-        x = fold_tail::<V, V2>(plan, k, &cols, || zero, &mut dbuf, sets);
+        x = fold_tail::<V, V2>(plan, k, &cols, || (zero, zero), &mut dbuf, sets);
     }
     save_digits(&x, s);
-    for buf in [&mut xs, &mut ys, &mut dbuf] {
+    for buf in [&mut xs, &mut ds, &mut ys, &mut dbuf] {
         crate::rsa::zeroize(&mut buf.0);
     }
 }
@@ -453,7 +509,7 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
         // `dbuf` needs no clearing: `fold_tail` writes every lane it reads.
         let cols = mul_cols::<V, V2>(plan.k + 1, xs, ys);
         let zero = [_mm512_setzero_si512(); V];
-        let x = fold_tail::<V, V2>(plan, plan.k, &cols, || zero, dbuf, FOLD_SETS.with_v(V));
+        let x = fold_tail::<V, V2>(plan, plan.k, &cols, || (zero, zero), dbuf, FOLD_SETS.with_v(V));
         save_digits(&x, out);
     })
 }
@@ -555,7 +611,7 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
                     for v in 0..$v {
                         d[v] = _mm512_add_epi64(x[v], x[v]);
                     }
-                    let c = generated_cols(&d, xp);
+                    let c = generated_cols(&x, &d, xp);
                     for v in 0..$v {
                         x[v] = _mm512_and_si512(c[v + $v], m);
                     }
@@ -569,7 +625,7 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
                         plan,
                         plan.k,
                         &c,
-                        || [_mm512_setzero_si512(); $v],
+                        || ([_mm512_setzero_si512(); $v], [_mm512_setzero_si512(); $v]),
                         &mut dbuf,
                         sets,
                     );
@@ -581,11 +637,11 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
     match plan.k + 1 {
         22 => {
             #[inline(always)]
-            unsafe fn generated_cols(d: &[__m512i; 3], xp: *const i64) -> [__m512i; 6] {
-                let mut c = sq_high_22(xp, d);
-                let lo = sq_low_22(xp, d);
+            unsafe fn generated_cols(x: &[__m512i; 3], d: &[__m512i; 3], xp: *const i64) -> [__m512i; 6] {
+                let mut c = sq_high_22(xp, xp, x, d);
+                let (lo, hi) = sq_low_22(xp, xp, x, d);
                 for v in 0..lo.len() {
-                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                    c[v] = _mm512_add_epi64(c[v], _mm512_add_epi64(lo[v], hi[v]));
                 }
                 c
             }
@@ -593,11 +649,11 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
         }
         43 => {
             #[inline(always)]
-            unsafe fn generated_cols(d: &[__m512i; 6], xp: *const i64) -> [__m512i; 12] {
-                let mut c = sq_high_43(xp, d);
-                let lo = sq_low_43(xp, d);
+            unsafe fn generated_cols(x: &[__m512i; 6], d: &[__m512i; 6], xp: *const i64) -> [__m512i; 12] {
+                let mut c = sq_high_43(xp, xp, x, d);
+                let (lo, hi) = sq_low_43(xp, xp, x, d);
                 for v in 0..lo.len() {
-                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                    c[v] = _mm512_add_epi64(c[v], _mm512_add_epi64(lo[v], hi[v]));
                 }
                 c
             }
@@ -605,11 +661,11 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
         }
         63 => {
             #[inline(always)]
-            unsafe fn generated_cols(d: &[__m512i; 8], xp: *const i64) -> [__m512i; 16] {
-                let mut c = sq_high_63(xp, d);
-                let lo = sq_low_63(xp, d);
+            unsafe fn generated_cols(x: &[__m512i; 8], d: &[__m512i; 8], xp: *const i64) -> [__m512i; 16] {
+                let mut c = sq_high_63(xp, xp, x, d);
+                let (lo, hi) = sq_low_63(xp, xp, x, d);
                 for v in 0..lo.len() {
-                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                    c[v] = _mm512_add_epi64(c[v], _mm512_add_epi64(lo[v], hi[v]));
                 }
                 c
             }
@@ -617,17 +673,28 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
         }
         84 => {
             #[inline(always)]
-            unsafe fn generated_cols(d: &[__m512i; 11], xp: *const i64) -> [__m512i; 22] {
-                let mut c = sq_high_84(xp, d);
-                let lo = sq_low_84(xp, d);
+            unsafe fn generated_cols(x: &[__m512i; 11], d: &[__m512i; 11], xp: *const i64) -> [__m512i; 22] {
+                let mut c = sq_high_84(xp, xp, x, d);
+                let (lo, hi) = sq_low_84(xp, xp, x, d);
                 for v in 0..lo.len() {
-                    c[v] = _mm512_add_epi64(c[v], lo[v]);
+                    c[v] = _mm512_add_epi64(c[v], _mm512_add_epi64(lo[v], hi[v]));
                 }
                 c
             }
             go!(11, 22, 84)
         }
         _ => {}
+    }
+}
+
+/// The squaring loop at 1024 and 2048 bits in variant `VAR` (benchmarks).
+#[cfg(test)]
+#[target_feature(enable = "avx512f,avx512ifma")]
+unsafe fn variant_sqr_n<const VAR: u32>(plan: &FoldPlan, s: &mut [u64], count: u64) {
+    match plan.k + 1 {
+        22 => sqr_n_with::<3, 6, VAR>(plan, 21, s, count, |xp, dp, x, d| sq_high_22(xp, dp, x, d), |xp, dp, x, d| sq_low_22(xp, dp, x, d)),
+        43 => sqr_n_with::<6, 12, VAR>(plan, 42, s, count, |xp, dp, x, d| sq_high_43(xp, dp, x, d), |xp, dp, x, d| sq_low_43(xp, dp, x, d)),
+        _ => unreachable!(),
     }
 }
 
@@ -657,6 +724,28 @@ mod bench {
     /// `cargo test --release bench_variants -- --ignored --nocapture`:
     /// interleaved timings (minimum of many short runs) of the generated
     /// squaring variants, ns per squaring.
+    /// `run()` (returning its operation count) `rounds` times, each between
+    /// two IFMA reference timings: the medians of ns per operation and of
+    /// its ratio to the reference's ns per IFMA.
+    fn slots_of(rounds: usize, mut run: impl FnMut() -> f64) -> (f64, f64) {
+        let mut ns = Vec::with_capacity(rounds);
+        let mut ratio = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            let before = unsafe { ifma_reference(20_000) };
+            let t = Instant::now();
+            let ops = run();
+            let per_op = t.elapsed().as_secs_f64() * 1e9 / ops;
+            let after = unsafe { ifma_reference(20_000) };
+            ns.push(per_op);
+            ratio.push(per_op / (0.5 * (before + after)));
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            v[v.len() / 2]
+        };
+        (median(&mut ns), median(&mut ratio))
+    }
+
     #[test]
     #[ignore]
     fn bench_variants() {
@@ -675,18 +764,16 @@ mod bench {
             let x = plan.enter(&m.iter().map(|w| w >> 1).collect::<Vec<_>>());
             let count = (20_000_000 / (bits * bits / 1024)) as u64;
             let f = sqr_n_generated(l).unwrap();
-            // Ratio to the IFMA reference measured right before, minimum over
-            // many pairs: robust against a busy sibling hyperthread.
-            let mut best = f64::MAX;
-            let mut reference = f64::MAX;
-            for _ in 0..60 {
-                reference = reference.min(unsafe { ifma_reference(5_000) });
+            // Every timing is divided by the IFMA reference measured right
+            // before and after it (same clock frequency; the host moves it
+            // by several percent between runs), and the median of those
+            // ratios is reported: "slots" = IFMA instructions' worth of
+            // time, at 2 per cycle.
+            let (best, best_slots) = slots_of(60, || {
                 let mut s = x.clone();
-                let t = Instant::now();
                 unsafe { f(&plan, &mut s, count / 4) };
-                best = best.min(t.elapsed().as_secs_f64() * 1e9 / (count / 4) as f64);
-            }
-            let best_slots = best / reference;
+                (count / 4) as f64
+            });
             // Phase timings: squaring only, fold only (garbage values, same shapes).
             let mut best_sq = f64::MAX;
             let mut best_fold = [f64::MAX; 5];
@@ -706,7 +793,25 @@ mod bench {
                 "{bits} bits: squaring only {best_sq:.1} ns, fold only with 1..4 sets {:.1?} ns",
                 &best_fold[1..]
             );
-            println!("{bits} bits (L = {l}): full step {best:.1} ns, {best_slots:.0} IFMA slots");
+            println!("{bits} bits (L = {l}): full step {best:.1} ns, {best_slots:.1} IFMA slots (medians)");
+            if bits <= 2048 {
+                // The step's variants, each timed like the kernel above.
+                type Loop = unsafe fn(&FoldPlan, &mut [u64], u64);
+                let runs: [(&str, Loop); 4] = [
+                    ("kernel", variant_sqr_n::<KERNEL>),
+                    ("two chains", variant_sqr_n::<TWO_CHAINS>),
+                    ("2 sets", variant_sqr_n::<{ 2 << SETS_SHIFT }>),
+                    ("3 sets", variant_sqr_n::<{ 3 << SETS_SHIFT }>),
+                ];
+                for (name, f) in runs {
+                    let (ns, slots) = slots_of(40, || {
+                        let mut s = x.clone();
+                        unsafe { f(&plan, &mut s, count / 4) };
+                        (count / 4) as f64
+                    });
+                    println!("    variant {name}: {ns:.1} ns, {slots:.1} slots");
+                }
+            }
         }
     }
 }
