@@ -4,8 +4,9 @@
 
 "eval alone" is the plain squaring loop (``sqr_n`` in chunks, nothing stored);
 "eval + proof" is ``modforge.vdf.run`` end to end: cost calibration, helper
-processes, evaluation with checkpoints, proof on every core, the proof's own
-verification.  Runs alternate so that drift on a shared machine hits both;
+processes (none for a Wesolowski proof on a native ring: its multi-exponentiation
+runs in threads), evaluation with checkpoints, proof on every core, the proof's
+own verification.  Runs alternate so that drift on a shared machine hits both;
 medians are reported.
 
 On a shared machine the wall-clock ratio also measures the neighbours: a busy
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {kind:10s}  eval+proof {row['eval_plus_proof_seconds']:.3f} s = {row['ratio']:.3f}x wall, "
               f"{row['ratio_cpu_estimate']:.3f}x by CPU time  "
               f"(eval with checkpoints {row['eval_with_checkpoints_seconds']:.3f} s, proof {row['proof_seconds']:.3f} s "
-              f"on {row['processes']} processes; plan {row['plans'][kind]}; cost model {row['cost_model']})")
+              f"on {row['processes']} cores; plan {row['plans'][kind]}; cost model {row['cost_model']})")
     return 0
 
 

@@ -489,16 +489,19 @@ pub fn clear_mul_scratch() {
     });
 }
 
+/// `out <- a * b` (`8V` digits each); `out` may be `a` (the operands are
+/// copied into the scratch buffers before anything is written).
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn mul_fold<const V: usize, const V2: usize>(
     plan: &FoldPlan,
-    a: &[u64],
+    a: *const u64,
     b: &[u64],
-    out: &mut [u64],
+    out: *mut u64,
 ) {
     MUL_SCRATCH.with(|cell| {
         let mut bufs = cell.borrow_mut();
         let [xs, ys, dbuf] = &mut **bufs;
+        let a = core::slice::from_raw_parts(a, LANES * V);
         // Lanes PAD .. PAD + 8V + 8 are read beyond the zero padding below
         // PAD (never written): the digits, then one zero vector (a call with
         // more vectors may have left digits there).
@@ -510,7 +513,7 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
         let cols = mul_cols::<V, V2>(plan.k + 1, xs, ys);
         let zero = [_mm512_setzero_si512(); V];
         let x = fold_tail::<V, V2>(plan, plan.k, &cols, || (zero, zero), dbuf, FOLD_SETS.with_v(V));
-        save_digits(&x, out);
+        save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
     })
 }
 
@@ -576,9 +579,16 @@ impl Kernel for FoldIfmaKernel {
     }
     fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
         let mut out = vec![0u64; LANES * self.plan.v];
-        // SAFETY: as above.
-        unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a, b, &mut out) };
+        assert!(a.len() >= out.len() && b.len() >= out.len());
+        // SAFETY: as above; `a` and `out` hold 8V digits.
+        unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a.as_ptr(), b, out.as_mut_ptr()) };
         out
+    }
+    fn mul_assign(&self, a: &mut [u64], b: &[u64]) {
+        let n = LANES * self.plan.v;
+        assert!(a.len() == n && b.len() >= n);
+        // SAFETY: as above; `mul_fold` copies `a` before writing it.
+        unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a.as_ptr(), b, a.as_mut_ptr()) };
     }
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
         let f = pow_generated(self.plan.k + 1)

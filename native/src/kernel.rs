@@ -25,6 +25,12 @@ pub trait Kernel: Send + Sync {
     fn sqr_n_internal(&self, s: &mut [u64], k: u64);
     /// The product of two internal forms, as an internal form.
     fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64>;
+    /// `a <- a * b` in internal form.  Backends override it to skip the
+    /// allocation (`ifma`: the multi-exponentiations run millions of them).
+    fn mul_assign(&self, a: &mut [u64], b: &[u64]) {
+        let r = self.mul_internal(a, b);
+        a.copy_from_slice(&r);
+    }
     /// Fixed-window exponentiation in internal form (the RSA kernel's loop):
     /// `s <- table[d_(windows-1)]`, then for each lower window `j`
     /// `s <- s^(2^w) * table[d_j]`, where `d_j` is bits `jw .. jw+w` of `e`
@@ -263,7 +269,10 @@ pub fn multiexp_buckets(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) -
     let times = |acc: Option<Vec<u64>>, y: &[u64]| -> Vec<u64> {
         match acc {
             None => y.to_vec(),
-            Some(a) => kernel.mul_internal(&a, y),
+            Some(mut a) => {
+                kernel.mul_assign(&mut a, y);
+                a
+            }
         }
     };
     let mut acc: Option<Vec<u64>> = None;

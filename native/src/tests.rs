@@ -322,6 +322,23 @@ fn kernels_in_place_and_aliased_operands() {
                 kern.leave(&s1),
                 "{name} {bits}: mul(x, x) vs sqr"
             );
+            // In place: a <- a * b with canaries around a, then a <- a * a.
+            let y = limbs(&(big(&rng.limbs(m.len())) % &bm), m.len());
+            let t = kern.enter(&y);
+            let mut buf = vec![CANARY; s.len() + 2];
+            buf[1..s.len() + 1].copy_from_slice(&s);
+            kern.mul_assign(&mut buf[1..s.len() + 1], &t);
+            assert_eq!((buf[0], buf[s.len() + 1]), (CANARY, CANARY), "{name} {bits}: mul_assign canary");
+            assert_eq!(buf[1..s.len() + 1], kern.mul_internal(&s, &t)[..], "{name} {bits}: mul_assign");
+            assert_eq!(
+                big(&kern.leave(&buf[1..s.len() + 1])),
+                big(&x) * big(&y) % &bm,
+                "{name} {bits}: mul_assign value"
+            );
+            let mut a = s.clone();
+            let a_copy = a.clone();
+            kern.mul_assign(&mut a, &a_copy);
+            assert_eq!(kern.leave(&a), kern.leave(&s1), "{name} {bits}: mul_assign(x, x) vs sqr");
         }
     }
 }

@@ -168,7 +168,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         doc["backend_report"] = result.backend_report
     if result.proof is not None:
         doc.update(proof_type=result.proof.type, proof_seconds=round(result.proof_seconds, 6),
-                   proof_processes=1 + result.workers, proof=result.proof.to_document())
+                   proof_cores=1 + result.workers, proof_processes=result.processes,
+                   proof=result.proof.to_document())
     if out_path:
         doc["out"] = out_path
     if checkpoints_path:
@@ -188,7 +189,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
                    f"at {rep['clock_mhz']} MHz ({rep['clock_source']})")
     if result.proof is not None:
         click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s on {1 + result.workers} "
-                   f"process(es) ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)")
+                   f"core(s) ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)")
         if out_path:
             click.echo(f"written      {out_path}")
         else:

@@ -73,6 +73,15 @@ def verify(proof: Proof | dict, *, backend: str = "auto") -> Verdict:
                    ptype, time.perf_counter() - start)
 
 
+def _proof_pool(ring: ModRing, proof_type: str | None, workers: int) -> ProofPool:
+    """The pool for a proof on ``1 + workers`` cores.  A Wesolowski proof on a native ring is one
+    multi-exponentiation whose threads split the work: helper processes would sit idle (and waiting
+    for them to exit cost about 16 ms), so it gets threads only."""
+    if proof_type == "wesolowski" and getattr(ring, "has_native_multiexp", False):
+        return ProofPool(ring, 0, threads=1 + workers)
+    return ProofPool(ring, workers)
+
+
 def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = None, pool: ProofPool | None = None,
           workers: int = 0, cost: CostModel | None = None, direct: Callable[[int, int], int] | None = None,
           check: bool = True) -> Proof:
@@ -81,7 +90,8 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     cost = cost or CostModel()
     own_pool = pool is None
     if pool is None:
-        pool = ProofPool(ring or ModRing(evaluation.group.modulus), workers)
+        ring = ring or ModRing(evaluation.group.modulus)
+        pool = _proof_pool(ring, proof_type, workers)
     try:
         if proof_type == "wesolowski":
             pi = wesolowski.prove(evaluation, pool, cost)
@@ -129,6 +139,7 @@ class Run:
     eval_cpu_seconds: float = 0.0      # this process only: with helpers, the proof's critical path
     proof_cpu_seconds: float = 0.0
     backend_report: dict[str, Any] = field(default_factory=dict)  # e.g. a simulated design's cycles
+    processes: int = 1                 # processes the proof ran in (this one included); 1 + workers cores
 
 
 def default_workers(group: Group, t: int, proof_type: str | None, memory: int, cost: CostModel) -> int:
@@ -163,7 +174,8 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     types = set(keep) | ({proof_type} if proof_type else set())
     wes, pie = make_plans(group, t, sorted(types), memory=memory, parts=1 + workers, cost=cost) if types \
         else (None, None)
-    pool = ProofPool(ring, workers if proof_type else 0)
+    pool = _proof_pool(ring, proof_type, workers if proof_type else 0)
+    processes = 1 + pool.workers
     try:
         start, cpu0 = time.perf_counter(), time.process_time()
         ev = evaluate(group, x, t, ring, wesolowski=wes, pietrzak=pie, progress=progress)
@@ -181,4 +193,4 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     if pie is not None:
         plans["pietrzak"] = pie.as_dict()
     return Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1,
-               ring.report())
+               ring.report(), processes)

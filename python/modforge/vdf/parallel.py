@@ -163,8 +163,11 @@ class ProofPool:
     caller's ``__main__``, so scripts need no ``if __name__ == "__main__"`` guard).
     """
 
-    def __init__(self, ring: ModRing, workers: int = 0):
+    def __init__(self, ring: ModRing, workers: int = 0, *, threads: int = 1):
+        """``threads``: at least this many parts for work that runs in native threads instead of helper
+        processes (a native multi-exponentiation splits itself); ``parts`` is the larger of the two."""
         self.ring = ring
+        self._threads = max(1, int(threads))
         self._workers: list[_Worker] = []
         for _ in range(max(0, int(workers))):
             try:
@@ -180,7 +183,7 @@ class ProofPool:
 
     @property
     def parts(self) -> int:
-        return 1 + len(self._workers)
+        return max(1 + len(self._workers), self._threads)
 
     def run(self, kind: str, tasks: Sequence[tuple]) -> list[Any]:
         """Run ``KERNELS[kind](ring, *args)`` for each task: the last one here, the others in the helpers."""
