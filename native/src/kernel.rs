@@ -257,14 +257,12 @@ pub fn multiexp_buckets(kernel: &dyn Kernel, xs: &[Vec<u64>], es: &[Vec<u64>]) -
         .min_by_key(|&w| max_bits.div_ceil(w) * (count + (2usize << w)))
         .unwrap_or(1);
     let bases: Vec<Vec<u64>> = live.iter().map(|(x, _)| kernel.enter(x)).collect();
+    // Bits w*i .. w*i+w of e (w <= 16), from at most two limbs.
     let digit = |e: &[u64], i: usize| -> usize {
-        let mut d = 0usize;
-        for b in (0..w).rev() {
-            let bit = w * i + b;
-            let limb = e.get(bit / 64).copied().unwrap_or(0);
-            d = (d << 1) | ((limb >> (bit % 64)) & 1) as usize;
-        }
-        d
+        let (limb, off) = ((w * i) / 64, (w * i) % 64);
+        let lo = e.get(limb).copied().unwrap_or(0) >> off;
+        let hi = if off + w > 64 { e.get(limb + 1).copied().unwrap_or(0) << (64 - off) } else { 0 };
+        ((lo | hi) & ((1u64 << w) - 1)) as usize
     };
     let times = |acc: Option<Vec<u64>>, y: &[u64]| -> Vec<u64> {
         match acc {
