@@ -143,7 +143,7 @@ fn block_code(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum MemoryWindows {
     None,
-    /// Every unmasked, unaligned window.
+    /// Every unaligned window of D (the quad rows keep theirs in registers).
     All,
     /// Those of the low phase and those the first high block does not use.
     Late,

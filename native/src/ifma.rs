@@ -779,7 +779,7 @@ mod bench {
             // by several percent between runs), and the median of those
             // ratios is reported: "slots" = IFMA instructions' worth of
             // time, at 2 per cycle.
-            let (best, best_slots) = slots_of(60, || {
+            let (step_ns, step_slots) = slots_of(60, || {
                 let mut s = x.clone();
                 unsafe { f(&plan, &mut s, count / 4) };
                 (count / 4) as f64
@@ -803,7 +803,7 @@ mod bench {
                 "{bits} bits: squaring only {best_sq:.1} ns, fold only with 1..4 sets {:.1?} ns",
                 &best_fold[1..]
             );
-            println!("{bits} bits (L = {l}): full step {best:.1} ns, {best_slots:.1} IFMA slots (medians)");
+            println!("{bits} bits (L = {l}): full step {step_ns:.1} ns, {step_slots:.1} IFMA slots (medians)");
             if bits <= 2048 {
                 // The step's variants, each timed like the kernel above.
                 type Loop = unsafe fn(&FoldPlan, &mut [u64], u64);
