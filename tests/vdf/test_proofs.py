@@ -113,6 +113,24 @@ def test_helper_processes_give_the_same_proof(rsa512, ptype: str) -> None:
     assert verify(alone).valid
 
 
+@pytest.mark.parametrize("backend", ["gmp"] + [b for b in ("ifma", "adx", "portable") if b in available_backends()])
+def test_run_starts_helpers_only_where_the_proof_uses_them(rsa512, backend: str) -> None:
+    """A native ring multiplies a Wesolowski proof out in its own threads: no helper process, two parts.
+    Pietrzak, and Wesolowski on a Python-side ring, get the helper."""
+    g = rsa512.group
+    ring = ModRing(g.modulus, backend)
+    native = ring.has_native_multiexp
+    for ptype in TYPES:
+        result = run(g, 5, 1 << 12, ptype, backend=backend, workers=1, cost=CostModel())
+        assert verify(result.proof).valid
+        helper = not (native and ptype == "wesolowski")
+        assert result.processes == (2 if helper else 1), (backend, ptype)
+        assert result.workers == 1
+        assert result.plans[ptype]["parts"] == 2
+    with ProofPool(ring, 0, threads=3) as pool:
+        assert (pool.workers, pool.parts) == (0, 3)
+
+
 @pytest.mark.parametrize("whole", [True, False])
 def test_quotient_blocks_reassemble_floor_2t_over_l(monkeypatch, whole: bool) -> None:
     """Both ways of cutting q = floor(2^t / l): whole by GMP (byte-aligned kappa) and the streaming recurrence."""
