@@ -136,10 +136,10 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     // Independent accumulator sets shorten the dependency chains (H rows
     // deep with one set); more sets than registers allow would spill.
     let [rl, rh] = match sets {
-        1 => fold_rows::<V, 1>(table, dp, h, [rl, zero_v()], [ll, lh]),
-        2 => fold_rows::<V, 2>(table, dp, h, [rl, zero_v()], [ll, lh]),
-        3 => fold_rows::<V, 3>(table, dp, h, [rl, zero_v()], [ll, lh]),
-        _ => fold_rows::<V, 4>(table, dp, h, [rl, zero_v()], [ll, lh]),
+        1 => fold_rows::<V, 1>(table, dp, h, [rl, [zero; V]], [ll, lh]),
+        2 => fold_rows::<V, 2>(table, dp, h, [rl, [zero; V]], [ll, lh]),
+        3 => fold_rows::<V, 3>(table, dp, h, [rl, [zero; V]], [ll, lh]),
+        _ => fold_rows::<V, 4>(table, dp, h, [rl, [zero; V]], [ll, lh]),
     };
     // R = low + 4 * high one lane up, then one carry step.  (A second table
     // shifted one lane, so that the high halves land in place, was measured
@@ -154,11 +154,6 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
         rprev = r;
     }
     x
-}
-
-#[inline(always)]
-unsafe fn zero_v<const V: usize>() -> [__m512i; V] {
-    [_mm512_setzero_si512(); V]
 }
 
 /// Variants of the squaring loop (const generic `VAR`), for
