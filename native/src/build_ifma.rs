@@ -22,21 +22,44 @@ const SPLIT_ROWS: usize = 8;
 
 /// Code binding `lo{b}` and `hi{b}`: the low halves (at their columns) and
 /// high halves (one column up) of the products of column block `b` of the
-/// square of `l` digits (broadcasts from `xp`, digits in `x`, doubled digits
-/// in `d` and, for the windows `memory_ok` allows, stored at `dp`).
+/// square of `l` digits (broadcasts from `xp` and `dp`, digits in `x`,
+/// doubled digits in `d`; the windows `memory_ok` allows are loaded from the
+/// stored copies at `xp` and `dp`).
 ///
-/// Block `b` (columns `8b .. 8b+7`) takes the rows `i < 4b` with windows of
-/// `D = 2x` (all their pairs have `j > i`), and the four rows of quad `b`,
-/// `i = 4b .. 4b+3`, with windows of `Y`: `D` with the digits below `4b`
-/// zeroed and those of quad `b` undoubled.  In those rows a pair inside the
-/// quad appears twice, `x_i x_j` and `x_j x_i`, and its diagonal once, so the
-/// quad's own square comes out whole and no lane needs a mask; pairs with a
-/// higher digit see `2 x_j` as usual, lower digits see 0.  (This replaced
-/// masked windows plus one diagonal product per block: one product and about
-/// one port-5 uop fewer per block.)
+/// Every vector product of a block is one digit broadcast times a window of
+/// eight consecutive digits, lane `k` landing in column `8b + k`.  A block
+/// has two ways to cover the pairs `i <= j` of its columns, and takes the one
+/// with fewer products (`row_vectors`, `column_vectors`):
+///
+/// * rows: broadcast `x_i` for the rows `i < 4b`, windows of `D = 2x` (all
+///   their pairs have `j > i`), and the four rows of quad `b`, `i = 4b ..
+///   4b+3`, with windows of `Y`: `D` with the digits below `4b` zeroed and
+///   those of quad `b` undoubled.  In those rows a pair inside the quad
+///   appears twice, `x_i x_j` and `x_j x_i`, and its diagonal once, so the
+///   quad's own square comes out whole and no lane needs a mask; pairs with a
+///   higher digit see `2 x_j` as usual, lower digits see 0.  (This replaced
+///   masked windows plus one diagonal product per block: one product and
+///   about one port-5 uop fewer per block.)
+/// * columns, the mirror image: broadcast `d_j = 2 x_j` for `j > 4b+3`,
+///   windows of `x` (every lane's `i = 8b + k - j` is below `j`), and the
+///   quad's four `j` broadcast undoubled with windows of `Y'`: `D` below the
+///   quad, `x` in it, zero above.  Near the top of the square the rows run
+///   past digit `L` and leave lanes empty, the columns do not: at 1024 bits
+///   the three top blocks take 10, 6 and 2 products instead of 13, 9 and 3.
+///
+/// Both forms compute every pair as the same integer product (`x_i * 2x_j`
+/// across quads, `x_i x_j` twice inside one, `x_i^2`), so the columns are
+/// bit for bit those of the portable twin (`fold::square_columns`).
 fn block_code(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
-    let v = l.div_ceil(8);
-    let mut s = String::new();
+    if column_vectors(l, b) < row_vectors(l, b) {
+        column_block(l, b, memory_ok)
+    } else {
+        row_block(l, b, memory_ok)
+    }
+}
+
+/// The rows `i` block `b` takes in the row form (those with a nonzero lane).
+fn block_rows(l: usize, b: usize) -> Vec<usize> {
     let i_first = (8 * b + 1).saturating_sub(l);
     let i_last = (l - 1).min(4 * b + 3);
     // Digit j of the row operand of row i: nonzero only for j < L, and for
@@ -44,56 +67,61 @@ fn block_code(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
     let nonzero = |i: usize, j: isize| -> bool {
         j >= 0 && (j as usize) < l && (i < 4 * b || j as usize >= 4 * b)
     };
-    let useful =
-        |i: usize| -> bool { (0..8).any(|lane| nonzero(i, 8 * b as isize + lane - i as isize)) };
-    let row_list: Vec<usize> = (i_first..=i_last).filter(|&i| useful(i)).collect();
+    (i_first..=i_last)
+        .filter(|&i| (0..8).any(|lane| nonzero(i, 8 * b as isize + lane - i as isize)))
+        .collect()
+}
+
+fn row_vectors(l: usize, b: usize) -> usize {
+    block_rows(l, b).len()
+}
+
+/// The broadcasts `j` block `b` takes in the column form: the quad's and
+/// every higher digit that reaches a column of the block.
+fn block_columns(l: usize, b: usize) -> std::ops::Range<usize> {
+    (4 * b).min(l)..l.min(8 * b + 8)
+}
+
+fn column_vectors(l: usize, b: usize) -> usize {
+    block_columns(l, b).len()
+}
+
+/// The window of vectors `vec(u)`, `vec(u+1)` starting at digit `off`
+/// (`u = floor(off / 8)`): an aligned vector, or one `valignq`.
+fn register_window(off: isize, vec: &dyn Fn(isize) -> String) -> String {
+    let u = off.div_euclid(8);
+    let sh = off.rem_euclid(8);
+    if sh == 0 {
+        vec(u)
+    } else {
+        format!("_mm512_alignr_epi64::<{sh}>({}, {})", vec(u + 1), vec(u))
+    }
+}
+
+/// The row form of block `b` (see [`block_code`]).
+fn row_block(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
+    let v = l.div_ceil(8);
+    let row_list = block_rows(l, b);
     // Rows whose (unaligned) window of D is loaded from memory.
     let memory = |i: usize| -> bool {
         let off = 8 * b as isize - i as isize;
         i < 4 * b && off.rem_euclid(8) != 0 && memory_ok(off)
     };
-    let row_list: Vec<usize> = row_list
-        .iter()
-        .copied()
-        .filter(|&i| !memory(i))
-        .chain(row_list.iter().copied().filter(|&i| memory(i)))
-        .collect();
-    if row_list.is_empty() {
-        writeln!(s, "    let (lo{b}, hi{b}) = (z, z);").unwrap();
-        return s;
-    }
-    writeln!(s, "    let (lo{b}, hi{b}) = {{").unwrap();
     // The vector of Y holding quad b (the ones below it are zero, the ones
     // above equal D).
     let quad_vec = 4 * b / 8;
-    if 4 * b < l {
+    let mut prelude = String::new();
+    if 4 * b < l && !row_list.is_empty() {
         let y = if (4 * b).is_multiple_of(8) {
             format!("_mm512_mask_blend_epi64(0xF0, x[{quad_vec}], d[{quad_vec}])")
         } else {
             format!("_mm512_maskz_mov_epi64(0xF0, x[{quad_vec}])")
         };
-        writeln!(s, "        let yq = {y};").unwrap();
+        writeln!(prelude, "        let yq = {y};").unwrap();
     }
-    // Long blocks get two chains per half (even / odd rows), which shortens
-    // the dependency chain at the price of one add per half.
-    let rows = row_list.len();
-    let split = rows > SPLIT_ROWS;
-    if split {
-        writeln!(
-            s,
-            "        let (mut lo0, mut hi0, mut lo1, mut hi1) = (z, z, z, z);"
-        )
-        .unwrap();
-    } else {
-        writeln!(s, "        let (mut lo0, mut hi0) = (z, z);").unwrap();
-    }
-    let mut parity = 0;
-    for &i in &row_list {
+    let term = |i: usize| -> (String, String) {
         let off = 8 * b as isize - i as isize;
         let quad_row = i >= 4 * b;
-        // Window starting at digit `off`: lanes sh.. of vector u, then u+1.
-        let u = off.div_euclid(8);
-        let sh = off.rem_euclid(8);
         let vec = |k: isize| {
             if k < 0 || k as usize >= v || (quad_row && (k as usize) < quad_vec) {
                 "z".to_string()
@@ -104,19 +132,106 @@ fn block_code(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
             }
         };
         let window = if memory(i) {
-            // From the stored copy of D: a load instead of a port-5 uop.
-            // It waits for the stores to reach the cache (they cannot be
-            // forwarded to a load that spans two of them), so these rows
-            // come last in their block.
             format!("_mm512_loadu_si512(dp.offset({off}) as *const _)")
-        } else if sh == 0 {
-            vec(u)
         } else {
-            format!("_mm512_alignr_epi64::<{sh}>({}, {})", vec(u + 1), vec(u))
+            register_window(off, &vec)
         };
+        (format!("*xp.add({i})"), window)
+    };
+    // Windows from memory wait for the stores to reach the cache (they
+    // cannot be forwarded to a load that spans two of them), so their rows
+    // come last in the block.
+    let terms: Vec<(String, String)> = row_list
+        .iter()
+        .filter(|&&i| !memory(i))
+        .chain(row_list.iter().filter(|&&i| memory(i)))
+        .map(|&i| term(i))
+        .collect();
+    accumulate(b, &prelude, &terms)
+}
+
+/// The column form of block `b` (see [`block_code`]).
+fn column_block(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
+    let v = l.div_ceil(8);
+    let quad_end = 4 * b + 4;
+    // Columns whose (unaligned) window of x is loaded from memory.
+    let memory = |j: usize| -> bool {
+        let off = 8 * b as isize - j as isize;
+        j >= quad_end && off.rem_euclid(8) != 0 && memory_ok(off)
+    };
+    // The vector of Y' holding quad b (D below it, zero above).
+    let quad_vec = 4 * b / 8;
+    let prelude = if (4 * b).is_multiple_of(8) {
+        format!("        let yq = _mm512_maskz_mov_epi64(0x0F, x[{quad_vec}]);\n")
+    } else {
+        format!("        let yq = _mm512_mask_blend_epi64(0xF0, d[{quad_vec}], x[{quad_vec}]);\n")
+    };
+    let term = |j: usize| -> (String, String) {
+        let off = 8 * b as isize - j as isize;
+        if j < quad_end {
+            let vec = |k: isize| {
+                if k < 0 || k as usize > quad_vec {
+                    "z".to_string()
+                } else if k as usize == quad_vec {
+                    "yq".to_string()
+                } else {
+                    format!("d[{k}]")
+                }
+            };
+            (format!("*xp.add({j})"), register_window(off, &vec))
+        } else if memory(j) {
+            (
+                format!("*dp.add({j})"),
+                format!("_mm512_loadu_si512(xp.offset({off}) as *const _)"),
+            )
+        } else {
+            let vec = |k: isize| {
+                if k < 0 || k as usize >= v {
+                    "z".to_string()
+                } else {
+                    format!("x[{k}]")
+                }
+            };
+            (format!("*dp.add({j})"), register_window(off, &vec))
+        }
+    };
+    let cols: Vec<usize> = block_columns(l, b).collect();
+    let terms: Vec<(String, String)> = cols
+        .iter()
+        .filter(|&&j| !memory(j))
+        .chain(cols.iter().filter(|&&j| memory(j)))
+        .map(|&j| term(j))
+        .collect();
+    accumulate(b, &prelude, &terms)
+}
+
+/// `let (lo{b}, hi{b}) = ...`: the sums of the low and high halves of
+/// `broadcast * window` over `terms`, after the `prelude` lines.
+fn accumulate(b: usize, prelude: &str, terms: &[(String, String)]) -> String {
+    let mut s = String::new();
+    if terms.is_empty() {
+        writeln!(s, "    let (lo{b}, hi{b}) = (z, z);").unwrap();
+        return s;
+    }
+    writeln!(s, "    let (lo{b}, hi{b}) = {{").unwrap();
+    s.push_str(prelude);
+    // Long blocks get two chains per half (even / odd terms), which
+    // shortens the dependency chain at the price of one add per half.
+    let split = terms.len() > SPLIT_ROWS;
+    if split {
         writeln!(
             s,
-            "        {{ let xi = _mm512_set1_epi64(*xp.add({i})); let w = {window}; \
+            "        let (mut lo0, mut hi0, mut lo1, mut hi1) = (z, z, z, z);"
+        )
+        .unwrap();
+    } else {
+        writeln!(s, "        let (mut lo0, mut hi0) = (z, z);").unwrap();
+    }
+    let mut parity = 0;
+    for (broadcast, window) in terms {
+        writeln!(
+            s,
+            "        {{ let xi = _mm512_set1_epi64({broadcast}); let w = {window}; \
              lo{parity} = _mm512_madd52lo_epu64(lo{parity}, xi, w); \
              hi{parity} = _mm512_madd52hi_epu64(hi{parity}, xi, w); }}"
         )
@@ -201,7 +316,8 @@ fn square_cols(l: usize) -> String {
         MemoryWindows::All => true,
         MemoryWindows::Late => !first_offsets.contains(&off),
     };
-    for b in start..v2 {
+    // Top block first: its digits' fold rows come first (`fold_rows`).
+    for b in (start..v2).rev() {
         s.push_str(&block_code(l, b, &high_ok));
     }
     write!(s, "    [").unwrap();

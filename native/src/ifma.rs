@@ -104,16 +104,18 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     // High digits d_c, c >= K, into dbuf[c]; low columns kept in rl.
     let kb = k / LANES;
     let split: __mmask8 = (0xFFu32 << (k % LANES)) as u8; // lanes >= K in block kb
-    let mut prev = zero;
-    for b in kb..V2 {
-        let hc = if b == kb {
+    let high = |b: usize| {
+        if b == kb {
             _mm512_maskz_mov_epi64(split, cols[b])
         } else {
             cols[b]
-        };
-        let d = carry(hc, prev);
+        }
+    };
+    // Top block first, as the square computes them and the fold reads them.
+    for b in (kb..V2).rev() {
+        let prev = if b == kb { zero } else { high(b - 1) };
+        let d = carry(high(b), prev);
         _mm512_store_epi64(dbuf.0.as_mut_ptr().add(LANES * b) as *mut i64, d);
-        prev = hc;
     }
     let mut rl = [zero; V];
     for v in 0..V {
@@ -180,7 +182,9 @@ const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1]);
 /// The fold proper: low / high halves of `d_r * table row r` for the `h`
 /// high digits at `dp`, in `S` interleaved accumulator sets, the first set
 /// starting from `init0` and the second from `init1` (added to the first
-/// when `S = 1`).  Returns the summed low and high halves.
+/// when `S = 1`).  Returns the summed low and high halves.  Rows go from the
+/// top down: the square finishes its top blocks first, and the last rows
+/// (set 0's leftovers) then wait for the block that finishes last.
 #[inline(always)]
 unsafe fn fold_rows<const V: usize, const S: usize>(
     table: *const i64,
@@ -203,11 +207,12 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
             ah[0][v] = _mm512_add_epi64(ah[0][v], init1[1][v]);
         }
     }
+    let row = |r: usize| h - 1 - r;
     let mut r = 0;
     while r + S <= h {
         for set in 0..S {
-            let d = _mm512_set1_epi64(*dp.add(r + set) as i64);
-            let t = table.add(LANES * V * (r + set));
+            let d = _mm512_set1_epi64(*dp.add(row(r + set)) as i64);
+            let t = table.add(LANES * V * row(r + set));
             for v in 0..V {
                 let a = _mm512_load_epi64(t.add(LANES * v));
                 al[set][v] = _mm512_madd52lo_epu64(al[set][v], d, a);
@@ -217,8 +222,8 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
         r += S;
     }
     while r < h {
-        let d = _mm512_set1_epi64(*dp.add(r) as i64);
-        let t = table.add(LANES * V * r);
+        let d = _mm512_set1_epi64(*dp.add(row(r)) as i64);
+        let t = table.add(LANES * V * row(r));
         for v in 0..V {
             let a = _mm512_load_epi64(t.add(LANES * v));
             al[0][v] = _mm512_madd52lo_epu64(al[0][v], d, a);
