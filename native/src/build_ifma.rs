@@ -4,8 +4,9 @@
 //!
 //! For every digit count `L` the fold kernel uses (7 for 256-bit moduli up to
 //! 84 for 4096-bit ones) it writes `sq_high_L` and `sq_low_L`, the column
-//! blocks of the square of the `L` digits (rows broadcast from `xp`, windows
-//! of the doubled digits from the registers `d` or their stored copy `dp`),
+//! blocks of the square of the `L` digits (each block in row or column form,
+//! see `block_code`: broadcasts from the stored digits `xp` or doubled digits
+//! `dp`, windows from registers or from the other stored copy),
 //! with every row, window offset and load a constant, so that the
 //! accumulators stay in registers and no loop control is left; and
 //! `sqr_n_L` and `pow_L`, the loops around them.  The algorithm is documented in

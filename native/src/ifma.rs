@@ -23,6 +23,8 @@
 //!   4b+3`) take windows of `D` with the quad's own digits undoubled and the
 //!   lower ones zeroed, which gives the quad's square whole (both orders of
 //!   each pair, the diagonal once) without masks or a diagonal product.
+//!   The top blocks, where rows would run past digit `L`, take the mirror
+//!   image instead (broadcasts of `D`, windows of `x`: "column form").
 //!   This part is straight-line code generated per digit count by
 //!   `src/build_ifma.rs` (`sq_high_L`, `sq_low_L`);
 //! * the high columns are carried once and stored for broadcasting; the fold
