@@ -162,9 +162,11 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
 
 /// Variants of the squaring loop (const generic `VAR`), for
 /// `bench_variants` only: `TWO_CHAINS` runs two independent chains in one
-/// loop (if the step were latency-bound, that would be faster per step; it
-/// is not), and `VAR >> SETS_SHIFT`, when not zero, overrides [`FOLD_SETS`].
+/// loop, `INDEPENDENT` squares the same value every step (if the step were
+/// latency-bound, either would be faster per step; neither is), and
+/// `VAR >> SETS_SHIFT`, when not zero, overrides [`FOLD_SETS`].
 const TWO_CHAINS: u32 = 1;
+const INDEPENDENT: u32 = 2;
 const SETS_SHIFT: u32 = 4;
 /// The variant the kernels use.
 const KERNEL: u32 = 0;
@@ -186,7 +188,7 @@ const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1]);
 /// starting from `init0` and the second from `init1` (added to the first
 /// when `S = 1`).  Returns the summed low and high halves.  Rows go from the
 /// top down: the square finishes its top blocks first, and the last rows
-/// (set 0's leftovers) then wait for the block that finishes last.
+/// (the leftovers) then wait for the block that finishes last.
 #[inline(always)]
 unsafe fn fold_rows<const V: usize, const S: usize>(
     table: *const i64,
@@ -223,17 +225,21 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
         }
         r += S;
     }
-    while r < h {
-        let d = _mm512_set1_epi64(*dp.add(row(r)) as i64);
-        let t = table.add(LANES * V * row(r));
+    // The leftover rows (fewer than S) go one to a set, so that no chain
+    // ends more than one row after the others.
+    for set in 0..S {
+        if r + set >= h {
+            break;
+        }
+        let d = _mm512_set1_epi64(*dp.add(row(r + set)) as i64);
+        let t = table.add(LANES * V * row(r + set));
         for v in 0..V {
             let a = _mm512_load_epi64(t.add(LANES * v));
-            al[0][v] = _mm512_madd52lo_epu64(al[0][v], d, a);
-            ah[0][v] = _mm512_madd52hi_epu64(ah[0][v], d, a);
+            al[set][v] = _mm512_madd52lo_epu64(al[set][v], d, a);
+            ah[set][v] = _mm512_madd52hi_epu64(ah[set][v], d, a);
         }
-        r += 1;
     }
-    // Set 0 takes the leftover rows and finishes last: add it last.
+    // The leftover rows' sets finish last: add them last.
     let mut out = [[zero; V]; 2];
     for v in 0..V {
         out[0][v] = al[S - 1][v];
@@ -354,6 +360,17 @@ unsafe fn sqr_n_with<const V: usize, const V2: usize, const VAR: u32>(
             y = sqr_step::<V, V2>(plan, k, &y, &mut ys, &mut es, &mut ebuf, sets, &high, &low);
         }
         x[0] = _mm512_add_epi64(x[0], y[0]);
+    } else if VAR & INDEPENDENT != 0 {
+        // Benchmark only: every step squares the same value, so steps do not
+        // wait for each other (throughput without the loop's dependency).
+        let mut sink = _mm512_setzero_si512();
+        for _ in 0..count {
+            let y = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut ds, &mut dbuf, sets, &high, &low);
+            for v in 0..V {
+                sink = _mm512_xor_si512(sink, y[v]);
+            }
+        }
+        x[0] = _mm512_xor_si512(x[0], sink);
     } else {
         for _ in 0..count {
             x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut ds, &mut dbuf, sets, &high, &low);
@@ -809,8 +826,9 @@ mod bench {
             if bits <= 2048 {
                 // The step's variants, each timed like the kernel above.
                 type Loop = unsafe fn(&FoldPlan, &mut [u64], u64);
-                let runs: [(&str, Loop); 4] = [
+                let runs: [(&str, Loop); 5] = [
                     ("kernel", variant_sqr_n::<KERNEL>),
+                    ("independent steps", variant_sqr_n::<INDEPENDENT>),
                     ("two chains", variant_sqr_n::<TWO_CHAINS>),
                     ("2 sets", variant_sqr_n::<{ 2 << SETS_SHIFT }>),
                     ("3 sets", variant_sqr_n::<{ 3 << SETS_SHIFT }>),
