@@ -139,16 +139,8 @@ fn row_block(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String {
         };
         (format!("*xp.add({i})"), window)
     };
-    // Windows from memory wait for the stores to reach the cache (they
-    // cannot be forwarded to a load that spans two of them), so their rows
-    // come last in the block.
-    let terms: Vec<(String, String)> = row_list
-        .iter()
-        .filter(|&&i| !memory(i))
-        .chain(row_list.iter().filter(|&&i| memory(i)))
-        .map(|&i| term(i))
-        .collect();
-    accumulate(b, &prelude, &terms)
+    let terms: Vec<Term> = row_list.iter().map(|&i| (term(i), memory(i))).collect();
+    accumulate(b, &prelude, terms)
 }
 
 /// The column form of block `b` (see [`block_code`]).
@@ -196,19 +188,21 @@ fn column_block(l: usize, b: usize, memory_ok: &dyn Fn(isize) -> bool) -> String
             (format!("*dp.add({j})"), register_window(off, &vec))
         }
     };
-    let cols: Vec<usize> = block_columns(l, b).collect();
-    let terms: Vec<(String, String)> = cols
-        .iter()
-        .filter(|&&j| !memory(j))
-        .chain(cols.iter().filter(|&&j| memory(j)))
-        .map(|&j| term(j))
-        .collect();
-    accumulate(b, &prelude, &terms)
+    let terms: Vec<Term> = block_columns(l, b).map(|j| (term(j), memory(j))).collect();
+    accumulate(b, &prelude, terms)
 }
+
+/// One vector product of a block: `(broadcast, window)` code, and whether
+/// the window is loaded from memory.
+type Term = ((String, String), bool);
 
 /// `let (lo{b}, hi{b}) = ...`: the sums of the low and high halves of
 /// `broadcast * window` over `terms`, after the `prelude` lines.
-fn accumulate(b: usize, prelude: &str, terms: &[(String, String)]) -> String {
+fn accumulate(b: usize, prelude: &str, mut terms: Vec<Term>) -> String {
+    // Windows from memory wait for the stores to reach the cache (they
+    // cannot be forwarded to a load that spans two of them), so their
+    // products come last in the block (a stable sort keeps the order else).
+    terms.sort_by_key(|&(_, memory)| memory);
     let mut s = String::new();
     if terms.is_empty() {
         writeln!(s, "    let (lo{b}, hi{b}) = (z, z);").unwrap();
@@ -229,7 +223,7 @@ fn accumulate(b: usize, prelude: &str, terms: &[(String, String)]) -> String {
         writeln!(s, "        let (mut lo0, mut hi0) = (z, z);").unwrap();
     }
     let mut parity = 0;
-    for (broadcast, window) in terms {
+    for ((broadcast, window), _) in &terms {
         writeln!(
             s,
             "        {{ let xi = _mm512_set1_epi64({broadcast}); let w = {window}; \
