@@ -36,8 +36,9 @@
 //! Choices measured (`cargo test --release bench_variants -- --ignored
 //! --nocapture`, and `sqr_n` of two builds side by side; see
 //! docs/native.md): a fused, fully unrolled step (fold rows interleaved with
-//! the column blocks) spilled and lost; keeping the fold's row loop a loop
-//! beat unrolling it (unrolled: 24% slower); a second, shifted table for the
+//! the column blocks) spilled and lost; the fold's row loop unrolls once the
+//! digit buffer is hidden from the optimiser (before, it forwarded the
+//! stores into port-5 shuffles: 24% slower); a second, shifted table for the
 //! high halves was not better; neither were the quad windows from a stored
 //! copy (stored inside the square: 50% slower), masked broadcasts instead of
 //! masked windows, or the top table vector's rows last.
@@ -100,8 +101,11 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     sets: usize,
 ) -> [__m512i; V] {
     debug_assert_eq!(k, plan.k);
-    // The row count stays opaque: a fully unrolled fold schedules worse.
-    let h = opaque_usize(k + 2);
+    // The row count is a constant, so the row loop unrolls (fully up to
+    // 2048 bits): the loop control's scalar uops share ports 0 and 5 with
+    // the IFMAs (measured: 2048 bits 1-2% and 4096 bits 5% faster, 1024
+    // and 3072 bits within 1%).  It lost 24% before `dp` was laundered.
+    let h = k + 2;
     let zero = _mm512_setzero_si512();
     // High digits d_c, c >= K, into dbuf[c]; low columns kept in rl.
     let kb = k / LANES;
@@ -136,7 +140,9 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     // second accumulator set, so they cost no extra adds.
     let (ll, lh) = low();
     let table = plan.table.as_ptr() as *const i64;
-    let dp = dbuf.0.as_ptr().add(k);
+    // Laundered like `xp`: once the rows unroll, the optimiser would
+    // otherwise forward the digit stores and broadcast by `vpermq` (port 5).
+    let dp = opaque(dbuf.0.as_ptr().add(k) as *const i64) as *const u64;
     // Independent accumulator sets shorten the dependency chains (H rows
     // deep with one set); more sets than registers allow would spill.
     let [rl, rh] = match sets {
@@ -318,17 +324,6 @@ fn opaque(p: *const i64) -> *const i64 {
     // SAFETY: an empty asm statement; it only launders the pointer.
     unsafe { core::arch::asm!("/* {0} */", inout(reg) q, options(nostack, preserves_flags)) };
     q
-}
-
-/// `n`, unknown to the optimiser.
-#[inline(always)]
-fn opaque_usize(n: usize) -> usize {
-    let mut m = n;
-    // SAFETY: an empty asm statement.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(reg) m, options(nomem, nostack, preserves_flags))
-    };
-    m
 }
 
 /// The squaring loop around a generated column function `cols` (one per
