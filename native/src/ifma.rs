@@ -101,10 +101,10 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     sets: usize,
 ) -> [__m512i; V] {
     debug_assert_eq!(k, plan.k);
-    // The row count is a constant, so the row loop unrolls (fully up to
-    // 2048 bits): the loop control's scalar uops share ports 0 and 5 with
-    // the IFMAs (measured: 2048 bits 1-2% and 4096 bits 5% faster, 1024
-    // and 3072 bits within 1%).  It lost 24% before `dp` was laundered.
+    // The row count is a constant: the rows unroll completely at 1024 bits
+    // and above keep a loop with a known trip count, without leftover code
+    // (measured: 2048 bits 1-2% and 4096 bits 5% faster, 1024 and 3072
+    // bits within 1%).  Unrolled, it lost 24% before `dp` was laundered.
     let h = k + 2;
     let zero = _mm512_setzero_si512();
     // High digits d_c, c >= K, into dbuf[c]; low columns kept in rl.
