@@ -77,28 +77,74 @@ macro_rules! addmul_asm {
     };
 }
 
-/// `t[0..n] += q * m[0..n]` ([`addmul_asm`]); returns the limb that belongs
-/// at `t[n]` (the sum fits `n + 1` limbs, so it cannot overflow).
+/// The cross products `a[i] a[j]`, `i < j`, into the zeroed `t`: row `i`
+/// adds `a[i] a[i+1..n]` at limb `2i+1` ([`addmul_asm`]) and sets `t[i+n]`
+/// to its last limb; all `n - 1` rows in one `asm!` block (measured: 2-4.5%
+/// faster than a loop of one-row calls, 1024 to 4096 bits).
 ///
 /// # Safety
-/// BMI2 and ADX; `t` and `m` valid for `n` limbs.
+/// BMI2 and ADX; `t` valid for `2n` limbs and zero, `a` for `n`, `n >= 2`.
 #[inline]
 #[target_feature(enable = "bmi2,adx")]
-unsafe fn addmul_1(t: *mut u64, m: *const u64, n: usize, q: u64) -> u64 {
-    let carry: u64;
+unsafe fn cross_rows(t: *mut u64, a: *const u64, n: usize) {
     core::arch::asm!(
+        "6:",
+        "mov rdx, qword ptr [r15]",
+        "lea rsi, [r15 + 8]",
+        "mov rdi, r12",
+        "mov rcx, r13",
+        "shr rcx, 2",
+        "mov r11, r13",
+        "and r11, 3",
         addmul_asm!(),
-        in("rdx") q,
-        inout("rsi") m => _,
-        inout("rdi") t => _,
-        inout("rcx") n / 4 => _,
-        in("r11") n % 4,
-        out("r8") _,
-        out("r9") _,
-        out("r10") carry,
+        "mov qword ptr [rdi], r10",
+        "lea r15, [r15 + 8]",
+        "lea r12, [r12 + 16]",
+        "dec r13",
+        "jnz 6b",
+        // Row i: multiplier a[i] at r15, output from t + 2i + 1 at r12, length
+        // n - 1 - i in r13 (the loop ends after the row of length 1).
+        inout("r15") a => _,
+        inout("r12") t.add(1) => _,
+        inout("r13") n - 1 => _,
+        clobber_abi("C"),
         options(nostack),
     );
-    carry
+}
+
+/// `t = a b` into the zeroed `t` (`2n` limbs), operand scanning: row `i`
+/// adds `b[i] a[0..n]` at limb `i` ([`addmul_asm`]) and sets `t[i+n]` to its
+/// last limb, all rows in one `asm!` block like [`cross_rows`].
+///
+/// # Safety
+/// BMI2 and ADX; `t` valid for `2n` limbs and zero, `a` and `b` for `n`,
+/// `n >= 1`.
+#[inline]
+#[target_feature(enable = "bmi2,adx")]
+unsafe fn product_rows(t: *mut u64, a: *const u64, b: *const u64, n: usize) {
+    core::arch::asm!(
+        "6:",
+        "mov rdx, qword ptr [r15]",
+        "mov rsi, rax",
+        "mov rdi, r12",
+        "mov rcx, r11",
+        "shr rcx, 8",
+        addmul_asm!(),
+        "mov qword ptr [rdi], r10",
+        "lea r15, [r15 + 8]",
+        "lea r12, [r12 + 8]",
+        "dec r14",
+        "jnz 6b",
+        // Row i: multiplier b[i] at r15, output from t + i at r12.
+        inout("r15") b => _,
+        inout("r12") t => _,
+        in("rax") a,
+        // n / 4 for the loop of four (shifted out), n mod 4 in the low byte.
+        in("r11") ((n / 4) << 8) | (n % 4),
+        inout("r14") n => _,
+        clobber_abi("C"),
+        options(nostack),
+    );
 }
 
 /// `t[0..2n] = 2 t[0..2n] + sum a[i]^2 2^(128 i)`: the cross products
@@ -134,11 +180,7 @@ unsafe fn double_add_diagonal(t: *mut u64, a: *const u64, n: usize) {
         inout("rsi") a => _,
         inout("rdi") t => _,
         inout("rcx") n => _,
-        out("rdx") _,
-        out("r8") _,
-        out("r9") _,
-        out("r10") _,
-        out("r11") _,
+        clobber_abi("C"),
         options(nostack),
     );
 }
@@ -148,7 +190,7 @@ unsafe fn double_add_diagonal(t: *mut u64, a: *const u64, n: usize) {
 /// into `t[i+n]` with the carry left by row `i-1`.  Returns the carry out of
 /// `t[2n-1]` (0 or 1).  One `asm!` block for all rows, so that nothing
 /// between rows leaves the registers (measured: 1.5-2% faster at 1024 bits
-/// than a loop of [`addmul_1`] calls, within 1% at 2048 and 4096); each
+/// than a loop of one-row calls, within 1% at 2048 and 4096); each
 /// row is [`addmul_asm`].  (Rows fully unrolled per limb count, generated,
 /// were 5% faster at 2048 bits but 2-3% slower at 1024: not kept.)
 ///
@@ -186,13 +228,7 @@ unsafe fn redc_rows(t: *mut u64, m: *const u64, n: usize, m0inv: u64) -> u64 {
         in("r12") m0inv,
         inout("r14") n => _,
         out("r13") carry,
-        out("rcx") _,
-        out("rdx") _,
-        out("rsi") _,
-        out("rdi") _,
-        out("r8") _,
-        out("r9") _,
-        out("r10") _,
+        clobber_abi("C"),
         options(nostack),
     );
     carry
@@ -222,15 +258,8 @@ unsafe fn redc_amm(out: &mut [u64], t: &mut [u64], m: &[u64], m0inv: u64) {
 unsafe fn amm_sqr(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
     let n = m.len();
     t.fill(0);
-    // Cross products a[i]*a[j], i < j: row i adds a[i]*a[i+1..n] at limb 2i+1.
-    for i in 0..n - 1 {
-        let c = addmul_1(
-            t.as_mut_ptr().add(2 * i + 1),
-            a.as_ptr().add(i + 1),
-            n - 1 - i,
-            a[i],
-        );
-        t[i + n] = c;
+    if n > 1 {
+        cross_rows(t.as_mut_ptr(), a.as_ptr(), n);
     }
     double_add_diagonal(t.as_mut_ptr(), a.as_ptr(), n);
     redc_amm(out, t, m, m0inv);
@@ -243,10 +272,7 @@ unsafe fn amm_sqr(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u6
 unsafe fn amm_mul(out: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
     let n = m.len();
     t.fill(0);
-    for i in 0..n {
-        let c = addmul_1(t.as_mut_ptr().add(i), a.as_ptr(), n, b[i]);
-        t[i + n] = c;
-    }
+    product_rows(t.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
     redc_amm(out, t, m, m0inv);
 }
 
