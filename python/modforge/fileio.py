@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+from .arith.base import ParameterError
 
 TEMP_MARK = ".tmp-"
 
@@ -81,3 +85,23 @@ def remove_stale_temps(directory: Path, name_prefix: str) -> int:
             except OSError:
                 pass
     return removed
+
+
+@contextmanager
+def exclusive_lock(path: Path, param: str, busy: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) for the block; ParameterError(param, busy)
+    at once if another process holds it.  The kernel releases it even on kill -9.  No-op without fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no locking
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ParameterError(param, busy) from None
+        yield
+    finally:
+        os.close(fd)

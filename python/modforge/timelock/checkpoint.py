@@ -2,7 +2,9 @@
 
 One file per checkpoint, ``timelock-<task id, 16 hex>-<step, 20 digits>.json``
 (format ``modforge-timelock-checkpoint``, version 1; fields in
-docs/timelock.md).  Only values that passed the error check are written.  Each
+docs/timelock.md).  ``modforge vdf eval`` keeps its resumable state with the
+same store under the kind ``vdf-eval`` (``vdf-eval-<id>-<step>.json``, format
+``modforge-vdf-eval-checkpoint``; docs/vdf.md).  Only values that passed the error check are written.  Each
 file carries SHA-256 over its own canonical contents and the full task id, so a
 flipped byte, a truncated write or a checkpoint of another puzzle is detected
 on reading; such a file is reported, renamed to ``*.corrupt`` (kept for
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, remove_stale_temps
+from ..fileio import atomic_write, exclusive_lock, remove_stale_temps
 from .puzzle import SquaringTask, canonical_json
 
 CHECKPOINT_FORMAT = "modforge-timelock-checkpoint"
@@ -71,11 +73,12 @@ def digest(doc: dict[str, Any]) -> str:
 class CheckpointStore:
     """The checkpoints of one squaring task in one directory."""
 
-    def __init__(self, directory: str | Path, task: SquaringTask, keep: int = KEEP):
+    def __init__(self, directory: str | Path, task: SquaringTask, keep: int = KEEP, kind: str = "timelock"):
         self.directory = Path(directory)
         self.task = task
         self.keep = max(2, keep)
-        self.prefix = f"timelock-{task.id[:16]}-"
+        self.format = CHECKPOINT_FORMAT if kind == "timelock" else f"modforge-{kind}-checkpoint"
+        self.prefix = f"{kind}-{task.id[:16]}-"
         self._name = re.compile(re.escape(self.prefix) + r"(\d{20})\.json")
 
     def path_for(self, step: int) -> Path:
@@ -86,22 +89,10 @@ class CheckpointStore:
     def lock(self) -> Iterator[None]:
         """Exclusive lock for one solver per task and directory (released by the kernel even on kill -9)."""
         self.ensure_dir()
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: no locking
-            yield
-            return
-        fd = os.open(self.directory / f"{self.prefix}lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise ParameterError("checkpoint-dir", f"another solver is working on this puzzle in "
-                                                       f"{str(self.directory)!r}") from None
+        with exclusive_lock(self.directory / f"{self.prefix}lock", "checkpoint-dir",
+                            f"another solver is working on this puzzle in {str(self.directory)!r}"):
             remove_stale_temps(self.directory, self.prefix)
             yield
-        finally:
-            os.close(fd)
 
     def ensure_dir(self) -> None:
         try:
@@ -136,9 +127,9 @@ class CheckpointStore:
             raise CheckpointCorrupt(path, f"not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
         if not isinstance(doc, dict):
             raise CheckpointCorrupt(path, "not a JSON object")
-        if doc.get("format") != CHECKPOINT_FORMAT or type(doc.get("version")) is not int \
+        if doc.get("format") != self.format or type(doc.get("version")) is not int \
                 or doc["version"] != CHECKPOINT_VERSION:
-            raise CheckpointCorrupt(path, f"not a {CHECKPOINT_FORMAT} version {CHECKPOINT_VERSION} file")
+            raise CheckpointCorrupt(path, f"not a {self.format} version {CHECKPOINT_VERSION} file")
         if doc.get("sha256") != digest(doc):
             raise CheckpointCorrupt(path, "SHA-256 of the contents does not match (the file was damaged)")
         if doc.get("task_id") != self.task.id:
@@ -179,7 +170,7 @@ class CheckpointStore:
     def save(self, step: int, value: int, extra: dict[str, Any] | None = None) -> Path:
         """Write the checkpoint for ``step`` atomically, then drop all but the newest ``keep``."""
         doc: dict[str, Any] = {
-            "format": CHECKPOINT_FORMAT, "version": CHECKPOINT_VERSION, "task_id": self.task.id,
+            "format": self.format, "version": CHECKPOINT_VERSION, "task_id": self.task.id,
             "bits": self.task.bits, "t": hex(self.task.t), "step": hex(step), "value": hex(value),
             "written": datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         }

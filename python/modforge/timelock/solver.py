@@ -13,6 +13,10 @@ Only verified values reach the disk, so a kill -9 or power loss at any moment
 loses at most the segment in progress: one checkpoint interval.  Ctrl-C and
 SIGTERM stop at the next block boundary, verify the blocks done so far and
 checkpoint them before exiting.
+
+The loop is not specific to puzzles: :class:`ChainHooks` lets a caller keep
+state of its own in step with the checkpoints (``modforge vdf eval`` keeps the
+values its proofs need, :mod:`modforge.vdf.resume`).
 """
 
 from __future__ import annotations
@@ -28,13 +32,40 @@ from typing import Any
 
 from ..arith.base import ParameterError
 from .check import CHECK_NAME, Fault, measure_mul_cost, measure_rate, open_ring, plan_segment, run_segment
-from .checkpoint import CheckpointStore, default_checkpoint_dir
+from .checkpoint import Checkpoint, CheckpointStore, default_checkpoint_dir
 from .progress import Reporter
 from .puzzle import NamedPuzzle, PuzzleFile, SquaringTask, TimelockError
 
 FAULT_ENV = "MODFORGE_INJECT_FAULT"
 DEFAULT_INTERVAL = 5.0
 MAX_CONSECUTIVE_FAILURES = 3
+
+
+class ChainHooks:
+    """State a caller keeps beside the checked squaring chain, in step with its checkpoints.
+
+    The default keeps nothing (a time-lock solve needs only the last value).  The
+    solver calls ``resume`` once, with the checkpoint it resumes from (``None``:
+    step 0); ``advance`` for every block of squarings; ``commit`` when a segment
+    passed the error check, just before its checkpoint is written (make the
+    segment's state durable first, and return fields for the checkpoint); and
+    ``discard`` when a segment failed the check and is done again from ``step``.
+    """
+
+    kind = "timelock"           # names the checkpoint files and their format (CheckpointStore)
+
+    def resume(self, checkpoint: Checkpoint | None) -> None:
+        pass
+
+    def advance(self, ring, value: int, step: int, count: int) -> int:
+        """``value`` (the chain at ``step``) squared ``count`` times."""
+        return ring.sqr_n(value, count)
+
+    def commit(self, step: int) -> dict[str, Any]:
+        return {}
+
+    def discard(self, step: int) -> None:
+        pass
 
 
 class SolveInterrupted(Exception):
@@ -128,7 +159,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
           checkpoint_dir: str | Path | None = None, use_checkpoints: bool = True,
           interval: float = DEFAULT_INTERVAL, reporter: Reporter | None = None,
           inject_fault_at: int | None = None, stop_after: int | None = None, restart: bool = False,
-          handle_signals: bool = False, open_payload: bool = True) -> SolveResult:
+          handle_signals: bool = False, open_payload: bool = True, hooks: ChainHooks | None = None) -> SolveResult:
     """Compute ``w = x^(2^t) mod n`` for ``puzzle`` with checks and checkpoints, then open the payload.
 
     Raises :class:`TimelockError` (exit 1) when the checks cannot be satisfied (all checkpoints
@@ -141,12 +172,13 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
         raise ParameterError("stop-after", f"must be at least 1, got {stop_after}")
     task = puzzle.task
     reporter = reporter or Reporter()
+    hooks = hooks or ChainHooks()
     ring = open_ring(task.n, backend)
     store = None
     if use_checkpoints:
         directory = Path(checkpoint_dir) if checkpoint_dir is not None else \
             default_checkpoint_dir(puzzle.path if isinstance(puzzle, PuzzleFile) else None)
-        store = CheckpointStore(directory, task)
+        store = CheckpointStore(directory, task, kind=hooks.kind)
     result = SolveResult(label=puzzle.label, task=task, finished=False, step=0, start_step=0,
                          backend=ring.backend, checkpoint_dir=store.directory if store else None)
 
@@ -176,19 +208,22 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
                 raise TimelockError(f"no usable checkpoint: all {len(rejected)} checkpoint file(s) of this puzzle in "
                                     f"{store.directory} are corrupted; rerun with --restart to start over "
                                     f"from step 0")
+            hooks.resume(ckpt)
             if ckpt is not None:
                 store.prune()
                 step, y = ckpt.step, ckpt.value
                 result.last_checkpoint = ckpt.path
                 event("resume", f"resuming from checkpoint at step {step} of {task.t}"
                                 + (" (the previous one: the newest was rejected)" if rejected else ""), step=step)
+        else:
+            hooks.resume(None)
         result.start_step = result.step = step
         target = task.t if stop_after is None else min(task.t, step + stop_after)
         reporter.start(label=puzzle.label, t=task.t, step=step, backend=ring.backend, bits=task.bits)
         try:
             if step < target:
                 step, y = _run(ring, task, step, y, target, store, interval, reporter, stop, result,
-                               inject_fault_at, event)
+                               inject_fault_at, event, hooks)
         finally:
             reporter.finish()
     result.seconds = time.perf_counter() - started
@@ -203,7 +238,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
 
 def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: CheckpointStore | None,
          interval: float, reporter: Reporter, stop: _StopFlag, result: SolveResult,
-         inject_fault_at: int | None, event) -> tuple[int, int]:
+         inject_fault_at: int | None, event, hooks: ChainHooks) -> tuple[int, int]:
     perf = time.perf_counter
     rate, _, _ = measure_rate(ring, y, min(0.05, interval / 10))
     mul_cost = measure_mul_cost(ring, y)
@@ -227,7 +262,9 @@ def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: Checkp
             reporter.progress(step=now_step, t=task.t, rate=r, eta=(task.t - now_step) / r if r > 0 else None,
                               segment=_plan.steps)
 
-        out = run_segment(ring, y, plan, fault=fault, should_stop=lambda: stop.requested, on_block=on_block)
+        out = run_segment(ring, y, plan, fault=fault, should_stop=lambda: stop.requested, on_block=on_block,
+                          advance=lambda value, offset, count, _start=seg_start:
+                          hooks.advance(ring, value, _start + offset, count))
         for text in out.events:
             fault_pending = False
             result.faults_injected += 1
@@ -242,6 +279,7 @@ def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: Checkp
             result.faults_detected += 1
             event("fault", f"error check failed for squarings {seg_start}..{seg_start + out.steps}: {out.reason}",
                   start=seg_start, end=seg_start + out.steps, reason=out.reason)
+            hooks.discard(seg_start)
             y = _rollback(store, task, seg_start, y, event)
             result.rollbacks += 1
             if failures >= MAX_CONSECUTIVE_FAILURES:
@@ -257,12 +295,14 @@ def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: Checkp
         y = out.value
         if out.squaring_seconds > 0:
             rate = 0.5 * rate + 0.5 * out.steps / out.squaring_seconds
+        t0 = perf()
+        extra = hooks.commit(step)
         if store is not None:
-            t0 = perf()
             result.last_checkpoint = store.save(step, y, {
                 "check": {"name": CHECK_NAME, "block": out.block, "blocks": out.blocks_done},
-                "segment_steps": plan.steps, "backend": ring.backend})
-            result.checkpoint_seconds += perf() - t0
+                "segment_steps": plan.steps, "backend": ring.backend, **extra})
+        result.checkpoint_seconds += perf() - t0
+        if store is not None:
             reporter.event("checkpoint", f"checkpoint at step {step}", step=step, segment=plan.steps)
         result.step = step
         if stop.requested:
