@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -62,55 +63,82 @@ def evaluate(group: Group, x: int, t: int, ring: ModRing, *, wesolowski: Wesolow
     """Square ``x`` ``t`` times on ``ring``, storing the positions the plans name."""
     x = group.require("x", x)
     t = require_t(t)
+    check_plans(group, t, ring, wesolowski, pietrzak)
+    targets = Targets(positions_for(wesolowski, pietrzak), t)
+    values: dict[int, int] = {}
+    found: list[int] = []
+
+    def keep(position: int, value: int) -> None:
+        canonical = group.canon(value)
+        if position in targets.wanted:
+            values[position] = canonical
+        if position == t:
+            found.append(canonical)
+
+    start = time.perf_counter()
+    targets.square(ring, x, 0, targets.total, keep, chunk=chunk, progress=progress)
+    return Evaluation(group, x, t, found[0], values, wesolowski, pietrzak, ring.backend, time.perf_counter() - start)
+
+
+def check_plans(group: Group, t: int, ring: ModRing, wesolowski: WesolowskiPlan | None,
+                pietrzak: PietrzakPlan | None) -> None:
     if ring.modulus != group.modulus:
         raise ParameterError("ring", "works modulo another modulus than the group")
     for plan in (wesolowski, pietrzak):
         if plan is not None and plan.t != t:
             raise ParameterError("plan", f"was made for t = {plan.t}, not {t}")
-    wanted = positions_for(wesolowski, pietrzak)
-    targets = sorted(set(wanted) | {t})
-    total = targets[-1]
-    values: dict[int, int] = {}
-    want = set(wanted)
-    start = time.perf_counter()
-    cur, pos = x, 0
-    y = None
-    i = 0
-    while i < len(targets):
-        # A run of wanted positions spaced evenly (Wesolowski's checkpoints) goes through one
-        # sqr_n_trace call per progress chunk instead of one sqr_n call per position.
-        gap = targets[i] - pos
-        run = 1
-        if targets[i] in want and 1 <= gap <= chunk:
-            limit = max(1, chunk // gap)
-            while (i + run < len(targets) and run < limit and targets[i + run] in want
-                   and targets[i + run] - targets[i + run - 1] == gap):
-                run += 1
-        if run > 1:
-            for j, value in enumerate(ring.sqr_n_trace(cur, gap, run)):
-                values[targets[i + j]] = group.canon(value)
-                cur = value
-            pos = targets[i + run - 1]
+
+
+class Targets:
+    """The positions an evaluation keeps (the plans' and ``t``), and the squaring loop that visits them."""
+
+    def __init__(self, wanted: Iterable[int], t: int):
+        self.wanted = frozenset(wanted)
+        self.t = t
+        self.sorted = sorted(self.wanted | {t})
+        self.total = self.sorted[-1]     # Pietrzak's odd-T steps may pass t
+
+    def square(self, ring: ModRing, value: int, pos: int, end: int, keep: Callable[[int, int], None], *,
+               chunk: int = PROGRESS_CHUNK, progress: Progress | None = None, include_start: bool = True) -> int:
+        """``value`` (the chain at ``pos``) squared up to ``end``, calling ``keep(p, value)`` at every
+        target in ``(pos, end]``, and at ``pos`` too when ``include_start``."""
+        i = bisect.bisect_left(self.sorted, pos)
+        targets = self.sorted
+        while i < len(targets) and targets[i] == pos:
+            if include_start:
+                keep(pos, value)
+            i += 1
+        while pos < end:
+            nxt = targets[i] if i < len(targets) and targets[i] <= end else None
+            if nxt is None:
+                step = min(end - pos, chunk)
+                value = ring.sqr_n(value, step)
+                pos += step
+            else:
+                # A run of evenly spaced targets (Wesolowski's checkpoints) goes through one
+                # sqr_n_trace call per progress chunk instead of one sqr_n call per position.
+                gap = nxt - pos
+                run = 1
+                if gap <= chunk:
+                    limit = max(1, chunk // gap)
+                    while (i + run < len(targets) and run < limit and targets[i + run] <= end
+                           and targets[i + run] - targets[i + run - 1] == gap):
+                        run += 1
+                if run > 1:
+                    for value in ring.sqr_n_trace(value, gap, run):
+                        pos += gap
+                        keep(pos, value)
+                    i += run
+                else:
+                    step = min(gap, chunk)
+                    value = ring.sqr_n(value, step)
+                    pos += step
+                    if pos == nxt:
+                        keep(pos, value)
+                        i += 1
             if progress is not None:
-                progress(pos, total)
-            if t in targets[i:i + run]:
-                y = values[t]
-            i += run
-            continue
-        target = targets[i]
-        while pos < target:
-            step = min(target - pos, chunk)
-            cur = ring.sqr_n(cur, step)
-            pos += step
-            if progress is not None:
-                progress(pos, total)
-        if target in want:
-            values[target] = group.canon(cur)
-        if target == t:
-            y = group.canon(cur)
-        i += 1
-    assert y is not None
-    return Evaluation(group, x, t, y, values, wesolowski, pietrzak, ring.backend, time.perf_counter() - start)
+                progress(pos, self.total)
+        return value
 
 
 def evaluate_with_oracle(group: Group, x: int, t: int, power: Callable[[int], int], *,
