@@ -1,8 +1,9 @@
 """``modforge vdf``: evaluate, prove and verify the RSA-group VDF (see docs/vdf.md).
 
 Exit codes: 0 success / valid proof, 1 invalid proof (the reason on stdout,
-or in the JSON), 2 bad usage, bad input or an unreadable file (one line on
-stderr).
+or in the JSON) or untrustworthy resumable state, 2 bad usage, bad input or an
+unreadable file (one line on stderr), 130 an evaluation stopped by Ctrl-C or
+SIGTERM after its checkpoint (rerun the same command to go on).
 """
 
 from __future__ import annotations
@@ -18,11 +19,21 @@ from .main import EXIT_CHECK_FAILED, ErrorExitGroup, parse_int
 
 PROOF_CHOICES = ("wesolowski", "pietrzak", "none")
 PROGRESS_MIN_T = 1 << 16
+RESUME_MIN_T = 1 << 28          # from here on an evaluation is resumable unless --no-resume
+EXIT_INTERRUPTED = 130
 
 
+class VdfGroup(ErrorExitGroup):
+    """Bad input exits 2; untrustworthy resumable state 1; an interrupted evaluation 130 after its checkpoint."""
+
+    def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
+        from ..timelock import SolveInterrupted, TimelockError
+
+        return [*super().exit_codes(), (TimelockError, EXIT_CHECK_FAILED, "error: "),
+                (SolveInterrupted, EXIT_INTERRUPTED, "")]
 
 
-@click.group(cls=ErrorExitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=VdfGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def vdf() -> None:
     """Verifiable delay function y = |x^(2^t) mod N| in QR+_N, with Wesolowski or Pietrzak proofs."""
 
@@ -122,11 +133,26 @@ def _progress(enabled: bool | None, t: int):
 @click.option("--workers", type=int, default=None, help="Helper processes for the proof [default: auto].")
 @click.option("--progress/--no-progress", "show_progress", default=None,
               help="Progress bar on stderr [default: when stderr is a terminal and T >= 2^16].")
+@click.option("--resume-dir", type=click.Path(file_okay=False),
+              help="Make the evaluation resumable, with its state here: after Ctrl-C, kill or power loss, rerun "
+                   "the same command to go on [default: ~/.cache/modforge/vdf when T >= 2^28].")
+@click.option("--no-resume", is_flag=True, help="Evaluate in memory only, however large T is.")
+@click.option("--restart", is_flag=True, help="Discard this statement's resumable state and start from step 0.")
+@click.option("--checkpoint-interval", "interval_text", default="5s", show_default=True,
+              help="Seconds between checkpoints of a resumable evaluation (e.g. 5s, 1m).")
+@click.option("--stop-after", "stop_after_text", help="Stop a resumable evaluation, checkpointed, after this many "
+                                                       "squarings (exit 130; rerun to go on).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backend: str, out_path: str | None,
              checkpoints_path: str | None, memory_mib: int, workers: int | None, show_progress: bool | None,
-             as_json: bool) -> None:
-    """Evaluate y = |x^(2^T) mod N| and optionally prove it."""
+             resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str,
+             stop_after_text: str | None, as_json: bool) -> None:
+    """Evaluate y = |x^(2^T) mod N| and optionally prove it.
+
+    A long evaluation is resumable: it runs with an error check on the running value (Gerbicz's
+    product check, as `timelock solve`) and writes a checkpoint every few seconds; the same command
+    run again goes on from the newest good one.
+    """
     from ..vdf import Group, ProofFailed, run, write_checkpoints, write_proof
     from ..vdf.parallel import WorkerError
 
@@ -140,7 +166,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     if workers is not None and workers < 0:
         raise ParameterError("workers", f"must be >= 0, got {workers}")
     keep = ("wesolowski", "pietrzak") if checkpoints_path else ()
-    bar = _progress(show_progress, t)
+    resume = _resume_options(t, resume_dir, no_resume, restart, interval_text, stop_after_text, show_progress)
+    bar = _progress(show_progress, t) if resume is None else None
     try:
         if bar is not None:
             with bar:
@@ -149,11 +176,15 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
                              keep=keep, progress=lambda done, total: bar.update(task, completed=done, total=total))
         else:
             result = run(group, x, t, ptype, backend=backend, memory=memory_bytes(memory_mib), workers=workers,
-                         keep=keep)
+                         keep=keep, resume=resume)
     except (ProofFailed, WorkerError) as exc:
-        click.echo(f"modforge: error: {exc}", err=True)
+        hint = (f"; the evaluation's state is kept in {resume.directory} (rerun with --restart to compute it "
+                f"again)") if resume is not None else ""
+        click.echo(f"modforge: error: {exc}{hint}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
     ev = result.evaluation
+    # Squarings this run did (a resumed evaluation started part way).
+    done = result.chain["steps"] - result.chain["start_step"] if result.chain else t
     if out_path and result.proof is not None:
         write_proof(out_path, result.proof)
     if checkpoints_path:
@@ -161,11 +192,13 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     doc: dict[str, Any] = {
         "modulus": hex(group.modulus), "bits": group.bits, "x": hex(ev.x), "t": t, "y": hex(ev.y),
         "backend": ev.backend, "eval_seconds": round(result.eval_seconds, 6),
-        "squarings_per_second": round(t / result.eval_seconds) if result.eval_seconds > 0 else None,
+        "squarings_per_second": round(done / result.eval_seconds) if result.eval_seconds > 0 and done else None,
         "checkpoints": len(ev.values), "plans": result.plans,
     }
     if result.backend_report:
         doc["backend_report"] = result.backend_report
+    if result.chain:
+        doc["resumable"] = result.chain
     if result.proof is not None:
         doc.update(proof_type=result.proof.type, proof_seconds=round(result.proof_seconds, 6),
                    proof_cores=1 + result.workers, proof_processes=result.processes,
@@ -180,8 +213,14 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     click.echo(f"y            {hex(ev.y)}")
     click.echo(f"statement    |x^(2^{t})| mod a {group.bits}-bit N, x = {hex(ev.x)}")
     click.echo(f"evaluation   {result.eval_seconds:.3f} s on {ev.backend}"
-               + (f" ({t / result.eval_seconds / 1e6:.3f} M squarings/s)" if result.eval_seconds > 0 else "")
+               + (f" ({done / result.eval_seconds / 1e6:.3f} M squarings/s)" if result.eval_seconds > 0 and done
+                  else "")
                + f", {len(ev.values)} values stored")
+    if result.chain:
+        ch = result.chain
+        click.echo(f"resumable    {ch['directory']}: from step {ch['start_step']}, error check "
+                   f"{100 * ch['check_overhead']:.2f}% of the squaring time, {ch['faults_detected']} fault(s) "
+                   f"detected")
     rep = result.backend_report
     if "cycles_per_squaring" in rep:
         click.echo(f"hardware     {rep['cycles_per_squaring']} cycles/squaring on the simulated design; "
@@ -196,6 +235,30 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
             click.echo("note         use --out FILE to save the proof, or --json to print it")
     if checkpoints_path:
         click.echo(f"checkpoints  {checkpoints_path}")
+
+
+def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str,
+                    stop_after_text: str | None, show_progress: bool | None):
+    """ResumeOptions for ``vdf eval``, or None for an in-memory evaluation."""
+    from ..timelock.durations import parse_duration
+    from ..timelock.progress import make_reporter
+    from ..timelock.solver import fault_from_env
+    from ..vdf.resume import ResumeOptions, cache_dir
+
+    if no_resume:
+        for name, given in (("resume-dir", resume_dir is not None), ("restart", restart),
+                            ("stop-after", stop_after_text is not None)):
+            if given:
+                raise ParameterError(name, "does not go with --no-resume")
+        return None
+    if resume_dir is None and not restart and stop_after_text is None and t < RESUME_MIN_T:
+        return None
+    interval = parse_duration(interval_text, "checkpoint-interval")
+    stop_after = parse_int(stop_after_text, "stop-after") if stop_after_text is not None else None
+    mode = "auto" if show_progress is None else ("bar" if show_progress else "none")
+    return ResumeOptions(directory=resume_dir if resume_dir is not None else cache_dir(), restart=restart,
+                         interval=interval, reporter=make_reporter(mode, interval), stop_after=stop_after,
+                         handle_signals=True, inject_fault_at=fault_from_env())
 
 
 # ------------------------------------------------------------------------------------------------ prove

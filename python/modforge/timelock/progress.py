@@ -108,7 +108,7 @@ class RichReporter(Reporter):
 
         if kind in WARNING_KINDS:
             self.console.print(f"[yellow]modforge: {escape(text)}[/yellow]", highlight=False)
-        elif kind in ("resume", "done"):
+        elif kind in ("resume", "done", "state"):
             self.console.print(escape(text), highlight=False)
 
     def finish(self) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..arith.base import ParameterError
 from ..engine import ModRing
@@ -16,6 +17,9 @@ from .group import Group, Reject
 from .parallel import ProofPool
 from .plan import (DEFAULT_MEMORY_BYTES, CostModel, PietrzakPlan, WesolowskiPlan, cpu_count, max_checkpoints,
                    plan_pietrzak, plan_wesolowski)
+
+if TYPE_CHECKING:
+    from .resume import ResumeOptions
 
 PARALLEL_MIN_COST = 1 << 17     # squarings of proof work below which a helper process costs more than it saves
 MEASURE_MIN_T = 1 << 18         # below this the default cost model is good enough
@@ -140,6 +144,7 @@ class Run:
     proof_cpu_seconds: float = 0.0
     backend_report: dict[str, Any] = field(default_factory=dict)  # e.g. a simulated design's cycles
     processes: int = 1                 # processes the proof ran in (this one included); 1 + workers cores
+    chain: dict[str, Any] = field(default_factory=dict)  # a resumable evaluation's record (directory, checks)
 
 
 def default_workers(group: Group, t: int, proof_type: str | None, memory: int, cost: CostModel) -> int:
@@ -155,11 +160,14 @@ def default_workers(group: Group, t: int, proof_type: str | None, memory: int, c
 
 def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, backend: str = "auto",
         memory: int = DEFAULT_MEMORY_BYTES, workers: int | None = None, keep: Iterable[str] = (),
-        progress: Progress | None = None, cost: CostModel | None = None) -> Run:
+        progress: Progress | None = None, cost: CostModel | None = None, resume: ResumeOptions | None = None) -> Run:
     """Evaluate ``|x^(2^t)|`` and, if ``proof_type`` is given, prove it on ``1 + workers`` processes.
 
     ``keep`` names proof types whose checkpoints are stored as well (for a later :func:`prove`).
     The helper processes start before the evaluation, so they are ready when it ends.
+    With ``resume``, the evaluation is checked and checkpointed and picks up where an earlier run
+    of the same statement stopped (:mod:`modforge.vdf.resume`; ``progress`` is then replaced by
+    ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early.
     """
     group = modulus if isinstance(modulus, Group) else Group(modulus)
     x = group.require("x", x)
@@ -174,23 +182,58 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     types = set(keep) | ({proof_type} if proof_type else set())
     wes, pie = make_plans(group, t, sorted(types), memory=memory, parts=1 + workers, cost=cost) if types \
         else (None, None)
-    pool = _proof_pool(ring, proof_type, workers if proof_type else 0)
-    processes = 1 + pool.workers
-    try:
-        start, cpu0 = time.perf_counter(), time.process_time()
-        ev = evaluate(group, x, t, ring, wesolowski=wes, pietrzak=pie, progress=progress)
-        eval_seconds, cpu1 = time.perf_counter() - start, time.process_time()
-        proof = None
-        start = time.perf_counter()
-        if proof_type is not None:
-            proof = prove(ev, proof_type, pool=pool, cost=cost)
-        proof_seconds, cpu2 = time.perf_counter() - start, time.process_time()
-    finally:
-        pool.close()
+    session = None
+    chain: dict[str, Any] = {}
+    if resume is not None:
+        # Imported here: the time-lock solver (and its cipher) load only for a resumable evaluation.
+        from ..timelock.check import CHECK_NAME
+        from ..timelock.solver import SolveInterrupted
+        from .resume import Session, evaluate_resumable
+
+        session = Session(resume.directory, group, x, t, types)
+    with session.lock() if session is not None else nullcontext():
+        if session is not None:
+            assert resume is not None
+            if resume.restart:
+                session.clear()
+            stored = session.load_plans()
+            if stored is not None:
+                wes, pie = stored       # the journal holds the positions these plans named
+        pool = _proof_pool(ring, proof_type, workers if proof_type else 0)
+        processes = 1 + pool.workers
+        try:
+            start, cpu0 = time.perf_counter(), time.process_time()
+            if session is None:
+                ev = evaluate(group, x, t, ring, wesolowski=wes, pietrzak=pie, progress=progress)
+            else:
+                assert resume is not None
+                done = evaluate_resumable(session, (wes, pie), plans_reused=stored is not None, backend=backend,
+                                          interval=resume.interval, reporter=resume.reporter,
+                                          stop_after=resume.stop_after, handle_signals=resume.handle_signals,
+                                          inject_fault_at=resume.inject_fault_at)
+                if done.evaluation is None:
+                    raise SolveInterrupted(done.solve.step, done.solve.task.t, done.solve.last_checkpoint)
+                ev = done.evaluation
+                sr = done.solve
+                chain = {"directory": str(session.directory), "session": session.id, "start_step": sr.start_step,
+                         "steps": sr.step, "plans_reused": done.plans_reused, "segments": sr.segments,
+                         "check": CHECK_NAME, "check_overhead": round(sr.check_overhead, 6),
+                         "faults_detected": sr.faults_detected, "rollbacks": sr.rollbacks,
+                         "rejected_checkpoints": sr.rejected_checkpoints}
+            eval_seconds, cpu1 = time.perf_counter() - start, time.process_time()
+            proof = None
+            start = time.perf_counter()
+            if proof_type is not None:
+                proof = prove(ev, proof_type, pool=pool, cost=cost)
+            proof_seconds, cpu2 = time.perf_counter() - start, time.process_time()
+        finally:
+            pool.close()
+        if session is not None and not resume.keep:
+            session.clear(finished=True)
     plans = {}
     if wes is not None:
         plans["wesolowski"] = wes.as_dict()
     if pie is not None:
         plans["pietrzak"] = pie.as_dict()
     return Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1,
-               ring.report(), processes)
+               ring.report(), processes, chain)
