@@ -184,7 +184,7 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
         else (None, None)
     session = None
     chain: dict[str, Any] = {}
-    if resume is not None:
+    if resume is not None and x != 1:      # the chain of 1 takes no squarings (Targets.square): nothing to resume
         # Imported here: the time-lock solver (and its cipher) load only for a resumable evaluation.
         from ..timelock.check import CHECK_NAME
         from ..timelock.solver import SolveInterrupted

@@ -108,6 +108,15 @@ class Targets:
             if include_start:
                 keep(pos, value)
             i += 1
+        if value == 1:
+            # 1 is a fixed point: no squarings (x = 1 is a group element, and 2^40 squarings of it would
+            # otherwise take hours).
+            while i < len(targets) and targets[i] <= end:
+                keep(targets[i], 1)
+                i += 1
+            if progress is not None:
+                progress(end, self.total)
+            return 1
         while pos < end:
             nxt = targets[i] if i < len(targets) and targets[i] <= end else None
             if nxt is None:
