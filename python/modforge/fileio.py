@@ -87,6 +87,12 @@ def remove_stale_temps(directory: Path, name_prefix: str) -> int:
     return removed
 
 
+def user_cache_dir(name: str) -> Path:
+    """``$XDG_CACHE_HOME/modforge/<name>`` (``~/.cache`` when the variable is unset)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "modforge" / name
+
+
 @contextmanager
 def exclusive_lock(path: Path, param: str, busy: str) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (created if missing) for the block; ParameterError(param, busy)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, exclusive_lock, remove_stale_temps
+from ..fileio import atomic_write, exclusive_lock, remove_stale_temps, user_cache_dir
 from .puzzle import SquaringTask, canonical_json
 
 CHECKPOINT_FORMAT = "modforge-timelock-checkpoint"
@@ -53,8 +53,7 @@ class Checkpoint:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "modforge" / "timelock"
+    return user_cache_dir("timelock")
 
 
 def default_checkpoint_dir(puzzle_path: Path | None) -> Path:

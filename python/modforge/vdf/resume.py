@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, exclusive_lock, fsync_dir, remove_stale_temps
+from ..fileio import atomic_write, exclusive_lock, fsync_dir, remove_stale_temps, user_cache_dir
 from ..timelock.checkpoint import Checkpoint
 from ..timelock.puzzle import SquaringTask, TimelockError, canonical_json
 from ..timelock.solver import ChainHooks, SolveResult, solve
@@ -45,8 +45,7 @@ DIGEST_BYTES = 16
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "modforge" / "vdf"
+    return user_cache_dir("vdf")
 
 
 class JournalCorrupt(TimelockError):
