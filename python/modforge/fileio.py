@@ -70,6 +70,36 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     fsync_dir(directory)
 
 
+def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = True) -> Path:
+    """``path`` as a file we can write, checked before any work is done (ParameterError naming ``param``).
+
+    A non-empty name that is not a directory, in an existing directory we may write in; with
+    ``overwrite=False`` the file must not exist yet.
+    """
+    text = os.fspath(path)
+    if not text:
+        raise ParameterError(param, "empty path")
+    p = Path(text)
+    if p.is_dir():
+        raise ParameterError(param, f"{text!r} is a directory")
+    if not overwrite and (p.exists() or p.is_symlink()):
+        raise ParameterError(param, f"{text!r} exists; give --force to replace it")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise ParameterError(param, f"directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ParameterError(param, f"cannot write in directory {str(parent)!r} (permission denied)")
+    return p
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name the same file (also through links); False when either does not exist."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
 def remove_stale_temps(directory: Path, name_prefix: str) -> int:
     """Delete temporary files left by an interrupted :func:`atomic_write` of files named ``name_prefix*``."""
     removed = 0

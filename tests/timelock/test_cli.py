@@ -74,9 +74,14 @@ def test_a_tampered_puzzle_fails_authentication_with_exit_1(tmp_path) -> None:
     made.path.write_text(json.dumps(doc))
     res = run("solve", made.path, "--json")
     assert res.exit_code == 1
-    assert res.stdout == ""
     assert res.stderr.startswith("modforge: error: authentication failed: ")
     assert len(res.stderr.strip().splitlines()) == 1
+    # --json still reports the run: w was computed, the payload did not open.
+    doc = json.loads(res.stdout)
+    assert doc["error"].startswith("authentication failed: ") and doc["finished"] is True
+    task = made.puzzle.task
+    assert doc["w"] == hex(plain_squaring(task.x, task.t, task.n)) and doc["message"] is None
+    assert "--restart" not in doc["error"]       # nothing was resumed, so no checkpoint to blame
 
 
 def test_a_wrong_trapdoor_is_bad_input(tmp_path) -> None:

@@ -157,10 +157,12 @@ def test_ctrl_c_checkpoints_the_verified_work_and_the_next_run_finishes(tmp_path
     solver.proc.send_signal(signal.SIGINT)
     code, out = solver.finish()
     assert code == 130, "\n".join(solver.lines)
-    assert out == ""
     assert any("interrupted at step" in line and "run the same command to resume" in line for line in solver.lines)
     ckpt, _ = CheckpointStore(tmp_path / "ck", puzzle.task).latest()
     assert ckpt is not None and ckpt.step >= solver.progress[0]   # the blocks done were verified and kept
+    stopped = json.loads(out)              # --json reports the interrupted run too
+    assert stopped["finished"] is False and stopped["w"] is None and stopped["step"] == hex(ckpt.step)
+    assert stopped["error"].startswith(f"interrupted at step {ckpt.step} ")
     assert ckpt.value == plain_squaring(2, ckpt.step, puzzle.task.n)
     solver = Solver(made.path, tmp_path / "ck", env, backend="auto")
     code, out = solver.finish()

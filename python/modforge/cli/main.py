@@ -20,6 +20,7 @@ from ..arith.base import ParameterError
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 def parse_int(text: str, what: str) -> int:
@@ -31,6 +32,14 @@ def parse_int(text: str, what: str) -> int:
         return int(t, 10)
     except ValueError:
         raise ParameterError(what, f"not a decimal or 0x-hex integer: {text!r}") from None
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``"cannot write 'out/x.json': Permission denied"``-style text for an OSError."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is not None:
+        return f"{str(exc.filename)!r}: {reason}"
+    return reason
 
 
 def hexint(value: int) -> str:
@@ -96,16 +105,42 @@ class ErrorExitGroup(click.Group):
         """(exception type, exit code, message prefix), first match wins."""
         return [(ParameterError, EXIT_BAD_INPUT, "error: ")]
 
+    @staticmethod
+    def _usage_error(exc: click.UsageError, fallback: str) -> click.exceptions.Exit:
+        # One line, as for every other bad input (click's own form is four).
+        where = exc.ctx.command_path if exc.ctx is not None else fallback
+        click.echo(f"modforge: error: {exc.format_message()} (see '{where} --help')", err=True)
+        return click.exceptions.Exit(exc.exit_code)
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise self._usage_error(exc, info_name or "modforge") from None
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except click.exceptions.Exit:
+        except (click.exceptions.Exit, click.exceptions.NoArgsIsHelpError):
             raise
+        except click.UsageError as exc:
+            raise self._usage_error(exc, ctx.command_path) from None
+        except KeyboardInterrupt:
+            # A second Ctrl-C, or one outside a command that checkpoints: not a failed check.
+            click.echo("modforge: interrupted", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
         except Exception as exc:
             for kind, code, prefix in self.exit_codes():
                 if isinstance(exc, kind):
                     click.echo(f"modforge: {prefix}{exc}", err=True)
                     ctx.exit(code)
+            if isinstance(exc, OSError):
+                # A file we were told to read or write cannot be: bad input, named, not a traceback.
+                click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)
+                ctx.exit(EXIT_BAD_INPUT)
             raise
 
 

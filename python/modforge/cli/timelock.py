@@ -17,9 +17,8 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, ErrorExitGroup, parse_int
+from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, ErrorExitGroup, parse_int
 
-EXIT_INTERRUPTED = 130
 
 
 class TimelockGroup(ErrorExitGroup):
@@ -56,9 +55,10 @@ def timelock() -> None:
               help="Also write the primes p, q to this file (mode 0600). Without it they never touch the disk.")
 @click.option("--random-base", is_flag=True, help="Use a random base x instead of x = 2.")
 @click.option("--backend", default="auto", show_default=True, help="Engine backend to calibrate with.")
+@click.option("--force", is_flag=True, help="Replace existing --out / --keep-trapdoor files.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def create(bits: int, duration_text: str | None, t_text: str | None, message: str | None, file_path: str | None,
-           out: str, keep_trapdoor: str | None, random_base: bool, backend: str, as_json: bool) -> None:
+           out: str, keep_trapdoor: str | None, random_base: bool, backend: str, force: bool, as_json: bool) -> None:
     """Create a puzzle that takes --duration (or --t squarings) to solve on this machine."""
     from ..timelock import create_puzzle
     from ..timelock.durations import format_count, format_duration, parse_duration
@@ -75,9 +75,13 @@ def create(bits: int, duration_text: str | None, t_text: str | None, message: st
         except OSError as exc:
             raise ParameterError("file", f"cannot read {file_path!r}: {exc.strerror or exc}") from None
     else:
-        payload = message.encode("utf-8")
+        # surrogateescape: argument bytes that are not UTF-8 are locked exactly as given.
+        payload = message.encode("utf-8", "surrogateescape")
+    if not payload:
+        # Most likely an unset shell variable; found out only when the puzzle is solved, years later.
+        raise ParameterError("message" if file_path is None else "file", "the payload is empty: nothing to lock")
     made = create_puzzle(bits, payload, out, t=t, duration=duration, random_base=random_base,
-                         keep_trapdoor=keep_trapdoor, backend=backend)
+                         keep_trapdoor=keep_trapdoor, backend=backend, overwrite=force)
     task, cal = made.puzzle.task, made.calibration
     if as_json:
         _dump({"out": str(made.path), "task_id": task.id, "bits": task.bits, "n": hex(task.n), "x": hex(task.x),
@@ -95,8 +99,14 @@ def create(bits: int, duration_text: str | None, t_text: str | None, message: st
                   else "primes not stored"))
 
 
+# Event fields that are step numbers: hex in JSON, like every other step.
+_EVENT_STEPS = ("step", "start", "end")
+
+
 def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
     task = result.task
+    events = [{k: hex(v) if k in _EVENT_STEPS and isinstance(v, int) else v for k, v in e.items()}
+              for e in result.events]
     doc: dict[str, Any] = {
         "puzzle": result.label, "task_id": task.id, "bits": task.bits, "n": hex(task.n), "x": hex(task.x),
         "t": hex(task.t), "finished": result.finished, "step": hex(result.step), "start_step": hex(result.start_step),
@@ -112,7 +122,7 @@ def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
         "checkpoint": str(result.last_checkpoint) if result.last_checkpoint else None,
         "checkpoint_seconds": result.checkpoint_seconds,
         "faults_detected": result.faults_detected, "rollbacks": result.rollbacks,
-        "rejected_checkpoints": result.rejected_checkpoints, "events": result.events,
+        "rejected_checkpoints": result.rejected_checkpoints, "events": events,
     }
     return doc
 
@@ -137,7 +147,9 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
           stop_after_text: str | None, restart: bool, trapdoor_path: str | None, output_path: str | None,
           as_json: bool) -> None:
     """Solve PUZZLE (a file, or lcs35, lcs35-toy, csail2019) by repeated squaring; resumes from checkpoints."""
-    from ..timelock import AuthenticationError, PuzzleFile, SolveResult, render_message, resolve_puzzle
+    from ..fileio import check_output_path, same_file
+    from ..timelock import AuthenticationError, PuzzleFile, SolveInterrupted, SolveResult, TimelockError
+    from ..timelock import render_message, resolve_puzzle
     from ..timelock import solve as run_solve
     from ..timelock.durations import format_count, format_duration, parse_duration
     from ..timelock.progress import make_reporter
@@ -147,6 +159,11 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
     puzzle = resolve_puzzle(puzzle_spec)
     interval = parse_duration(interval_text, "checkpoint-interval")
     stop_after = parse_int(stop_after_text, "stop-after") if stop_after_text is not None else None
+    if output_path is not None:
+        # Checked now, not after hours of squaring.
+        check_output_path(output_path, "output")
+        if isinstance(puzzle, PuzzleFile) and puzzle.path is not None and same_file(output_path, puzzle.path):
+            raise ParameterError("output", "must not be the puzzle file itself")
     if trapdoor_path is not None:
         if not isinstance(puzzle, PuzzleFile):
             raise ParameterError("trapdoor", "only modforge puzzle files have a trapdoor file")
@@ -160,9 +177,18 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
             result = run_solve(puzzle, backend=backend, checkpoint_dir=checkpoint_dir, interval=interval,
                                reporter=reporter, inject_fault_at=fault_from_env(), stop_after=stop_after,
                                restart=restart, handle_signals=True)
-        except AuthenticationError as exc:
-            raise AuthenticationError(f"{exc}; if this solve resumed from checkpoints written by an untrusted "
-                                      f"or faulty run, rerun with --restart") from None
+        except (TimelockError, SolveInterrupted) as exc:
+            partial = getattr(exc, "result", None)
+            if isinstance(exc, AuthenticationError) and partial is not None and partial.start_step > 0:
+                resumed = AuthenticationError(f"{exc}; this solve resumed from a checkpoint at step "
+                                              f"{partial.start_step}: if an untrusted or faulty run wrote it, "
+                                              f"rerun with --restart")
+                resumed.result = partial  # type: ignore[attr-defined]
+                exc = resumed
+            if as_json and partial is not None:
+                # Scripts get the statistics and events of a failed or interrupted run too (exit code 1 / 130).
+                _dump({**_result_doc(partial, None, None), "error": str(exc)})
+            raise exc from None
     kind = shown = None
     if result.payload is not None:
         kind, shown = render_message(result.payload)

@@ -15,12 +15,11 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, ErrorExitGroup, parse_int
+from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, ErrorExitGroup, parse_int
 
 PROOF_CHOICES = ("wesolowski", "pietrzak", "none")
 PROGRESS_MIN_T = 1 << 16
 RESUME_MIN_T = 1 << 28          # from here on an evaluation is resumable unless --no-resume
-EXIT_INTERRUPTED = 130
 
 
 class VdfGroup(ErrorExitGroup):

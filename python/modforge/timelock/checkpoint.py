@@ -88,6 +88,8 @@ class CheckpointStore:
     def lock(self) -> Iterator[None]:
         """Exclusive lock for one solver per task and directory (released by the kernel even on kill -9)."""
         self.ensure_dir()
+        if not os.access(self.directory, os.W_OK | os.X_OK):
+            raise ParameterError("checkpoint-dir", f"cannot write in {str(self.directory)!r} (permission denied)")
         with exclusive_lock(self.directory / f"{self.prefix}lock", "checkpoint-dir",
                             f"another solver is working on this puzzle in {str(self.directory)!r}"):
             remove_stale_temps(self.directory, self.prefix)
@@ -114,6 +116,14 @@ class CheckpointStore:
                 out.append((int(m.group(1)), entry))
         return sorted(out, reverse=True)
 
+    def quarantined(self) -> list[Path]:
+        """This task's checkpoint files found corrupted earlier (``*.corrupt``), oldest name first."""
+        try:
+            entries = list(self.directory.iterdir())
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        return sorted(e for e in entries if e.name.endswith(".json.corrupt") and e.name.startswith(self.prefix))
+
     def read(self, path: Path) -> Checkpoint:
         """Parse and check one file; :class:`CheckpointCorrupt` says what is wrong with it."""
         try:
@@ -124,6 +134,10 @@ class CheckpointStore:
             doc = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise CheckpointCorrupt(path, f"not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+        except RecursionError:
+            raise CheckpointCorrupt(path, "not valid JSON (nested too deeply)") from None
+        except ValueError as exc:          # e.g. a decimal number past Python's int conversion limit
+            raise CheckpointCorrupt(path, f"not valid JSON ({exc})") from None
         if not isinstance(doc, dict):
             raise CheckpointCorrupt(path, "not a JSON object")
         if doc.get("format") != self.format or type(doc.get("version")) is not int \
@@ -142,7 +156,9 @@ class CheckpointStore:
         m = self._name.fullmatch(path.name)
         if m is None or int(m.group(1)) != step:
             raise CheckpointCorrupt(path, "step in the file name differs from the step inside")
-        if t != self.task.t or not 1 <= step <= t:
+        if t != self.task.t:
+            raise CheckpointCorrupt(path, f"t is {t}, this puzzle's t is {self.task.t}")
+        if not 1 <= step <= t:
             raise CheckpointCorrupt(path, f"step {step} is outside 1..t")
         if not 0 < value < self.task.n or math.gcd(value, self.task.n) != 1:
             raise CheckpointCorrupt(path, "value is not an invertible residue modulo n")
@@ -190,9 +206,9 @@ class CheckpointStore:
                 pass
 
     def clear(self) -> int:
-        """Move every checkpoint of this task aside (``*.discarded``): used by ``--restart``."""
+        """Move every checkpoint of this task aside (``*.discarded``, the quarantined ones too): ``--restart``."""
         moved = 0
-        for _, path in self.files():
+        for path in [p for _, p in self.files()] + self.quarantined():
             try:
                 os.replace(path, path.with_name(path.name + ".discarded"))
                 moved += 1

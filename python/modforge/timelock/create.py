@@ -10,6 +10,7 @@ computed) unless the caller asks for a trapdoor file.
 from __future__ import annotations
 
 import json
+import os
 import platform
 import secrets
 import time
@@ -21,8 +22,8 @@ from typing import Any
 import gmpy2
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write
-from .puzzle import PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
+from ..fileio import atomic_write, check_output_path
+from .puzzle import MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
 MIN_BITS = 256
 MAX_BITS = 16384
@@ -87,21 +88,26 @@ class Created:
 def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None = None,
                   duration: float | None = None, random_base: bool = False,
                   keep_trapdoor: str | Path | None = None, backend: str = "auto",
-                  calibration_seconds: float | None = None) -> Created:
-    """Create and write a puzzle that takes ``duration`` seconds (or exactly ``t`` squarings) to solve here."""
+                  calibration_seconds: float | None = None, overwrite: bool = False) -> Created:
+    """Create and write a puzzle that takes ``duration`` seconds (or exactly ``t`` squarings) to solve here.
+
+    Every path is checked before the key is generated; existing files are replaced only with
+    ``overwrite`` (a puzzle whose trapdoor was not kept cannot be made again).
+    """
     if (t is None) == (duration is None):
         raise ParameterError("duration", "give exactly one of a duration or t")
-    if t is not None and t < 1:
-        raise ParameterError("t", f"must be at least 1, got {t}")
+    if t is not None and not 1 <= t <= MAX_T:
+        raise ParameterError("t", f"must be between 1 and 2^64, got {t if t.bit_length() <= 80 else hex(t)[:20] + '...'}")
     if duration is not None and duration <= 0:
         raise ParameterError("duration", f"must be positive, got {duration}")
     if len(payload) > MAX_PAYLOAD:
         raise ParameterError("message", f"payload is {len(payload)} bytes; at most {MAX_PAYLOAD} are supported")
-    out = Path(out)
-    if not out.parent.is_dir():
-        raise ParameterError("out", f"directory {str(out.parent)!r} does not exist")
-    if keep_trapdoor is not None and Path(keep_trapdoor).resolve() == out.resolve():
-        raise ParameterError("keep-trapdoor", "must not be the puzzle file itself")
+    out = check_output_path(out, "out", overwrite)
+    trapdoor_path = None
+    if keep_trapdoor is not None:
+        if os.fspath(keep_trapdoor) and Path(keep_trapdoor).resolve() == out.resolve():
+            raise ParameterError("keep-trapdoor", "must not be the puzzle file itself")
+        trapdoor_path = check_output_path(keep_trapdoor, "keep-trapdoor", overwrite)
 
     t0 = time.perf_counter()
     n, p, q = generate_modulus(bits)
@@ -111,6 +117,8 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
                     else (0.5 if duration is not None else 0.1))
     if t is None:
         t = max(1, int(cal["squarings_per_second"] * duration))
+        if t > MAX_T:
+            raise ParameterError("duration", f"{duration:.3g} s is more than 2^64 squarings on this machine")
     cal["target_seconds"] = duration
     x = 2
     if random_base:
@@ -130,14 +138,24 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     puzzle = seal(n, x, t, w, payload, created, cal)
     del w
-    trapdoor_path = None
-    if keep_trapdoor is not None:
-        trapdoor_path = Path(keep_trapdoor)
+    # The trapdoor first, so that a puzzle never exists without the trapdoor asked for; if the puzzle
+    # cannot be written, a trapdoor this call created is removed again (no orphaned secret).
+    trapdoor_new = False
+    if trapdoor_path is not None:
         doc = trapdoor_document(puzzle, p, q)
         doc["created"] = created
+        trapdoor_new = not trapdoor_path.exists()
         atomic_write(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
     del p, q, phi
-    atomic_write(out, puzzle.to_json())
+    try:
+        atomic_write(out, puzzle.to_json())
+    except BaseException:
+        if trapdoor_new:
+            try:
+                trapdoor_path.unlink()
+            except OSError:
+                pass
+        raise
     puzzle = PuzzleFile(header=puzzle.header, ciphertext=puzzle.ciphertext, path=out)
     return Created(puzzle=puzzle, path=out, trapdoor_path=trapdoor_path,
                    estimated_seconds=t / cal["squarings_per_second"], calibration=cal,

@@ -8,6 +8,7 @@ import re
 from ..arith.base import ParameterError
 
 UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 7 * 86400.0, "y": 365.25 * 86400.0}
+MAX_SECONDS = 1000 * UNITS["y"]      # beyond any puzzle or checkpoint interval; keeps counts finite
 _PART = re.compile(r"(\d+(?:\.\d+)?)([smhdwy])")
 
 
@@ -30,6 +31,8 @@ def parse_duration(text: str, param: str = "duration") -> float:
             raise ParameterError(param, f"not a duration: {text!r} (examples: 90s, 10m, 2h, 1d, 1h30m)") from None
     if not math.isfinite(seconds) or seconds <= 0:
         raise ParameterError(param, f"must be positive, got {text!r}")
+    if seconds > MAX_SECONDS:
+        raise ParameterError(param, f"too long: {text!r} (at most 1000y)")
     return seconds
 
 

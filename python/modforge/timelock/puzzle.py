@@ -18,6 +18,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ TASK_ID_TAG = "modforge/timelock/v1/task"
 AD_FIELDS = ("format", "version", "cipher", "kdf", "bits", "n", "x", "t", "nonce", "created")
 
 NAMED = {"lcs35": "lcs35", "lcs35-toy": "lcs35_toy", "csail2019": "csail2019"}
+# The largest t a puzzle file may ask for: 2^64 squarings take about 600 years at 10^9 per second, so a
+# larger t is a mistake or an attack on the tools (times and rates overflow floating point past 2^1024).
+MAX_T = 1 << 64
 
 
 class TimelockError(Exception):
@@ -47,6 +51,22 @@ class TimelockError(Exception):
 
 class AuthenticationError(TimelockError):
     pass
+
+
+_CANONICAL_HEX = re.compile(r"0x(0|[1-9a-f][0-9a-f]*)")
+
+
+def load_json(data: bytes, param: str, what: str) -> Any:
+    """``json.loads`` for files from outside: every way the parser can fail is a ParameterError naming ``param``
+    (bad UTF-8 or syntax, nesting deep enough to exhaust the recursion limit, over-long decimal numbers)."""
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ParameterError(param, f"not {what}: {exc}") from None
+    except RecursionError:
+        raise ParameterError(param, f"not {what}: nested too deeply") from None
+    except ValueError as exc:         # e.g. a decimal number past Python's int conversion limit
+        raise ParameterError(param, f"not {what}: {exc}") from None
 
 
 def canonical_json(obj: Any) -> bytes:
@@ -231,10 +251,7 @@ def seal(n: int, x: int, t: int, w: int, payload: bytes, created: str, calibrati
 
 def parse_puzzle(data: bytes, path: Path | None = None) -> PuzzleFile:
     """Parse and validate a puzzle file's bytes (ParameterError naming ``puzzle`` when malformed)."""
-    try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ParameterError("puzzle", f"not a JSON puzzle file: {exc}") from None
+    doc = load_json(data, "puzzle", "a JSON puzzle file")
     if not isinstance(doc, dict):
         raise ParameterError("puzzle", "not a JSON object")
     if doc.get("format") != PUZZLE_FORMAT:
@@ -248,8 +265,17 @@ def parse_puzzle(data: bytes, path: Path | None = None) -> PuzzleFile:
     if doc["cipher"] != CIPHER or doc["kdf"] != KDF:
         raise ParameterError("puzzle", f"unsupported cipher/kdf {doc['cipher']!r}/{doc['kdf']!r}")
     for name in ("n", "x", "t"):
-        if not isinstance(doc[name], str) or not doc[name].startswith("0x"):
-            raise ParameterError("puzzle", f"field {name!r} must be a 0x-hex string")
+        # Exactly as written (hex() of the value): the header is authenticated byte for byte, so any other
+        # spelling of the same number could never open the ciphertext.  Refused here, not after the solve.
+        if not isinstance(doc[name], str) or not _CANONICAL_HEX.fullmatch(doc[name]):
+            raise ParameterError("puzzle", f"field {name!r} must be a 0x-prefixed lowercase hex string without "
+                                           f"leading zeros, got {str(doc[name])[:40]!r}")
+    if int(doc["t"], 16) > MAX_T:
+        raise ParameterError("puzzle", "t is larger than 2^64")
+    if type(doc["bits"]) is not int:
+        raise ParameterError("puzzle", f"field 'bits' must be a JSON integer, got {doc['bits']!r}")
+    if not isinstance(doc["created"], str):
+        raise ParameterError("puzzle", "field 'created' must be a string")
     if len(_b64_field(doc, "nonce", "puzzle")) != NONCE_BYTES:
         raise ParameterError("puzzle", f"nonce must be {NONCE_BYTES} bytes")
     ct = _b64_field(doc, "ciphertext", "puzzle")
@@ -289,11 +315,10 @@ def trapdoor_document(puzzle: PuzzleFile, p: int, q: int) -> dict[str, Any]:
 def load_trapdoor(path: str | Path, puzzle: PuzzleFile) -> tuple[int, int]:
     """(p, q) from a trapdoor file, checked against the puzzle's modulus."""
     try:
-        doc = json.loads(Path(path).read_bytes())
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise ParameterError("trapdoor", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ParameterError("trapdoor", f"not a JSON trapdoor file: {exc}") from None
+    doc = load_json(data, "trapdoor", "a JSON trapdoor file")
     if not isinstance(doc, dict) or doc.get("format") != TRAPDOOR_FORMAT or doc.get("version") != TRAPDOOR_VERSION:
         raise ParameterError("trapdoor", f"not a {TRAPDOOR_FORMAT} version {TRAPDOOR_VERSION} file")
     p, q = _int_field(doc, "p", "trapdoor"), _int_field(doc, "q", "trapdoor")

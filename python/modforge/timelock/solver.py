@@ -205,9 +205,15 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
                 event("rejected", f"checkpoint {bad.path.name} rejected: {bad.reason}; "
                                   f"kept as {bad.path.name}.corrupt", path=str(bad.path), reason=bad.reason)
             if ckpt is None and rejected:
-                raise TimelockError(f"no usable checkpoint: all {len(rejected)} checkpoint file(s) of this puzzle in "
-                                    f"{store.directory} are corrupted; rerun with --restart to start over "
-                                    f"from step 0")
+                raise _with_result(TimelockError(
+                    f"no usable checkpoint: all {len(rejected)} checkpoint file(s) of this puzzle in "
+                    f"{store.directory} are corrupted; rerun with --restart to start over from step 0"), result)
+            if ckpt is None and store.quarantined():
+                # The corrupted files were moved aside by an earlier run: still no silent start from 0.
+                raise _with_result(TimelockError(
+                    f"no usable checkpoint: {len(store.quarantined())} checkpoint file(s) of this puzzle in "
+                    f"{store.directory} were found corrupted earlier (*.corrupt); rerun with --restart to start "
+                    f"over from step 0"), result)
             hooks.resume(ckpt)
             if ckpt is not None:
                 store.prune()
@@ -224,6 +230,9 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
             if step < target:
                 step, y = _run(ring, task, step, y, target, store, interval, reporter, stop, result,
                                inject_fault_at, event, hooks)
+        except (TimelockError, SolveInterrupted) as exc:
+            result.seconds = time.perf_counter() - started
+            raise _with_result(exc, result)
         finally:
             reporter.finish()
     result.seconds = time.perf_counter() - started
@@ -232,8 +241,17 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
         result.finished = True
         result.w = y
         if open_payload:
-            result.payload = puzzle.open(y)
+            try:
+                result.payload = puzzle.open(y)
+            except TimelockError as exc:
+                raise _with_result(exc, result)
     return result
+
+
+def _with_result(exc: Exception, result: SolveResult) -> Exception:
+    """``exc`` carrying the run's statistics and events so far (``exc.result``), for ``--json`` reports."""
+    exc.result = result  # type: ignore[attr-defined]
+    return exc
 
 
 def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: CheckpointStore | None,
@@ -296,11 +314,19 @@ def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: Checkp
         if out.squaring_seconds > 0:
             rate = 0.5 * rate + 0.5 * out.steps / out.squaring_seconds
         t0 = perf()
-        extra = hooks.commit(step)
-        if store is not None:
-            result.last_checkpoint = store.save(step, y, {
-                "check": {"name": CHECK_NAME, "block": out.block, "blocks": out.blocks_done},
-                "segment_steps": plan.steps, "backend": ring.backend, **extra})
+        try:
+            extra = hooks.commit(step)
+            if store is not None:
+                result.last_checkpoint = store.save(step, y, {
+                    "check": {"name": CHECK_NAME, "block": out.block, "blocks": out.blocks_done},
+                    "segment_steps": plan.steps, "backend": ring.backend, **extra})
+        except OSError as exc:
+            where = store.directory if store is not None else "the state directory"
+            raise ParameterError("checkpoint-dir", f"cannot write the checkpoint at step {step} in {str(where)!r}: "
+                                                   f"{exc.strerror or exc}; the work since "
+                                                   f"{'step ' + str(seg_start) if seg_start else 'the start'} is "
+                                                   f"not saved (free space or fix permissions, then run the same "
+                                                   f"command to resume)") from None
         result.checkpoint_seconds += perf() - t0
         if store is not None:
             reporter.event("checkpoint", f"checkpoint at step {step}", step=step, segment=plan.steps)

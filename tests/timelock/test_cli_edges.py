@@ -1,0 +1,196 @@
+"""``modforge timelock`` at its edges: paths checked before the work, no silent overwrites or restarts,
+hostile files refused without a traceback, JSON reports of failed runs, one-line usage errors."""
+
+from __future__ import annotations
+
+import errno
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from .helpers import make_puzzle, plain_squaring
+from modforge.arith.base import ParameterError
+from modforge.cli.main import cli
+from modforge.timelock import CheckpointStore, load_puzzle_file
+from modforge.timelock import create as create_module
+
+
+def run(*args, env: dict | None = None):
+    return CliRunner(env=env).invoke(cli, ["timelock", *[str(a) for a in args]], catch_exceptions=False)
+
+
+def one_line_error(res, code: int, text: str) -> None:
+    assert res.exit_code == code, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("modforge: error: ") and text in lines[0], res.stderr
+
+
+# -- create ---------------------------------------------------------------------------------------------------
+def test_create_refuses_to_replace_a_puzzle_or_trapdoor_without_force(tmp_path) -> None:
+    out, trap = tmp_path / "p.json", tmp_path / "p.trap"
+    assert run("create", "--bits", 256, "--t", 50, "--message", "one", "--out", out, "--keep-trapdoor", trap,
+               ).exit_code == 0
+    before = out.read_bytes(), trap.read_bytes()
+    one_line_error(run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", out), 2,
+                   "out: ") 
+    one_line_error(run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", tmp_path / "q.json",
+                       "--keep-trapdoor", trap), 2, "keep-trapdoor: ")
+    assert (out.read_bytes(), trap.read_bytes()) == before and not (tmp_path / "q.json").exists()
+    res = run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", out, "--keep-trapdoor", trap,
+              "--force")
+    assert res.exit_code == 0 and out.read_bytes() != before[0] and trap.read_bytes() != before[1]
+    res = run("solve", out, "--trapdoor", trap, "--json")
+    assert json.loads(res.stdout)["message"] == "two"
+
+
+@pytest.mark.parametrize("option", ["--out", "--keep-trapdoor"])
+def test_create_checks_every_path_before_generating_a_key(tmp_path, option) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    paths = {"--out": tmp_path / "p.json", "--keep-trapdoor": tmp_path / "p.trap"}
+    for bad, reason in ((blocker / "x.json", "does not exist"), (tmp_path, "is a directory"), ("", "empty path")):
+        args = dict(paths, **{option: bad})
+        res = run("create", "--bits", 256, "--t", 50, "--message", "m", *[x for kv in args.items() for x in kv])
+        one_line_error(res, 2, reason)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, monkeypatch) -> None:
+    real = create_module.atomic_write
+
+    def failing(path, data, mode=None):
+        if str(path).endswith("p.json"):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real(path, data, mode)
+
+    monkeypatch.setattr(create_module, "atomic_write", failing)
+    res = run("create", "--bits", 256, "--t", 50, "--message", "m", "--out", tmp_path / "p.json",
+              "--keep-trapdoor", tmp_path / "p.trap")
+    one_line_error(res, 2, "No space left on device")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--message", ""], "message: the payload is empty"),
+    (["--duration", "1e305", "--message", "m"], "duration: too long"),
+    (["--t", "1" + "0" * 400, "--message", "m"], "t: must be between 1 and 2^64"),
+])
+def test_create_refuses_empty_payloads_and_absurd_lengths(tmp_path, args, text) -> None:
+    base = ["--bits", 256, "--out", tmp_path / "p.json"] + ([] if "--duration" in args else
+                                                           [] if "--t" in args else ["--t", 50])
+    one_line_error(run("create", *base, *args), 2, text)
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_a_message_that_is_not_utf8_is_locked_byte_for_byte(tmp_path) -> None:
+    raw = "caf\udce9"              # how Python receives the argument bytes b"caf\xe9" on a UTF-8 system
+    assert run("create", "--bits", 256, "--t", 50, "--message", raw, "--out", tmp_path / "p.json").exit_code == 0
+    res = run("solve", tmp_path / "p.json", "--checkpoint-dir", tmp_path / "ck", "--json")
+    assert json.loads(res.stdout)["message_hex"] == b"caf\xe9".hex()
+
+
+# -- solve ----------------------------------------------------------------------------------------------------
+def solved_part_way(tmp_path, t: int = 3000):
+    """A puzzle solved for 500 squarings: (Created, checkpoint dir, its store)."""
+    made, _, _ = make_puzzle(tmp_path, t=t)
+    ck = tmp_path / "ck"
+    assert run("solve", made.path, "--checkpoint-dir", ck, "--stop-after", 500,
+               "--checkpoint-interval", "0.05s").exit_code == 0
+    return made, ck, CheckpointStore(ck, made.puzzle.task)
+
+
+def test_solve_checks_its_output_path_before_squaring(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, bits=256, t=50)
+    one_line_error(run("solve", made.path, "--output", tmp_path / "missing" / "o.bin"), 2, "output: directory")
+    one_line_error(run("solve", made.path, "--output", made.path), 2, "must not be the puzzle file itself")
+    assert load_puzzle_file(made.path).task == made.puzzle.task
+    assert not (tmp_path / "p.json.checkpoints").exists()          # refused before any work
+
+
+def test_corrupted_checkpoints_keep_refusing_until_restart(tmp_path) -> None:
+    made, ck, store = solved_part_way(tmp_path)
+    for _, path in store.files():
+        path.write_text("x")
+    res = run("solve", made.path, "--checkpoint-dir", ck)
+    assert res.exit_code == 1 and "rejected: not valid JSON" in res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith("modforge: error: no usable checkpoint: all 1 ")
+    # The corrupted files are now *.corrupt: a second plain run must not start over from step 0 either.
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--json")
+    one_line_error(res, 1, "found corrupted earlier")
+    assert json.loads(res.stdout)["error"].startswith("no usable checkpoint")
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--restart", "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["message"] == "open sesame"
+    assert not store.quarantined() and any(p.name.endswith(".corrupt.discarded") for p in ck.iterdir())
+
+
+@pytest.mark.parametrize("garbage", [b"[" * 200_000 + b"]" * 200_000, b'{"format": 1' + b"0" * 5000 + b"}"])
+def test_a_checkpoint_that_defeats_the_json_parser_is_rejected_and_the_older_one_used(tmp_path, garbage) -> None:
+    made, ck, store = solved_part_way(tmp_path)
+    good = store.files()[0][0]
+    store.path_for(good + 1).write_bytes(garbage)
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["start_step"] == hex(good) and doc["message"] == "open sesame"
+    assert len(doc["rejected_checkpoints"]) == 1 and "not valid JSON" in doc["rejected_checkpoints"][0]["reason"]
+    assert all(e["step"].startswith("0x") for e in doc["events"] if "step" in e)    # steps in hex, as documented
+
+
+@pytest.mark.parametrize("garbage", [b"[" * 200_000 + b"]" * 200_000, b'{"format": 1' + b"0" * 5000 + b"}"])
+def test_a_puzzle_file_that_defeats_the_json_parser_is_bad_input(tmp_path, garbage) -> None:
+    path = tmp_path / "p.json"
+    path.write_bytes(garbage)
+    with pytest.raises(ParameterError, match="not a JSON puzzle file"):
+        load_puzzle_file(path)
+    one_line_error(run("info", path), 2, "puzzle: not a JSON puzzle file")
+
+
+def test_a_checkpoint_that_cannot_be_written_stops_with_one_line_and_keeps_the_last_one(tmp_path, monkeypatch) -> None:
+    made, ck, store = solved_part_way(tmp_path, t=20_000)
+    kept = store.latest()[0]
+
+    def disk_full(self, step, value, extra=None):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(CheckpointStore, "save", disk_full)
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--checkpoint-interval", "0.05s")
+    one_line_error(res, 2, "checkpoint-dir: cannot write the checkpoint")
+    assert "No space left on device" in res.stderr and "run the same command to resume" in res.stderr
+    monkeypatch.undo()
+    assert store.latest()[0].step == kept.step
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--json")
+    doc = json.loads(res.stdout)
+    assert doc["start_step"] == hex(kept.step) and doc["w"] == hex(plain_squaring(2, 20_000, made.puzzle.task.n))
+
+
+# -- the command as a whole -----------------------------------------------------------------------------------
+def test_usage_errors_are_one_line(tmp_path) -> None:
+    one_line_error(run("create", "--bits", "abc", "--out", tmp_path / "p.json"), 2,
+                   "timelock create --help'")
+    one_line_error(run("solve", "a", "b"), 2, "unexpected extra argument")
+    res = CliRunner().invoke(cli, ["--no-such-option"])
+    one_line_error(res, 2, "No such option")
+    res = run()                                       # no subcommand: the help, as before
+    assert res.exit_code == 2 and "Commands:" in res.output
+
+
+def test_a_second_interrupt_exits_130_not_1(tmp_path, monkeypatch) -> None:
+    import modforge.timelock as timelock_pkg
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(timelock_pkg, "solve", interrupted)
+    res = run("solve", "lcs35-toy")
+    assert res.exit_code == 130 and res.stderr.strip() == "modforge: interrupted"
+
+
+def test_an_os_error_is_bad_input_named_in_one_line(tmp_path, monkeypatch) -> None:
+    import modforge.timelock as timelock_pkg
+
+    def unreadable(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", "/some/where")
+
+    monkeypatch.setattr(timelock_pkg, "solve", unreadable)
+    one_line_error(run("solve", "lcs35-toy"), 2, "'/some/where': Permission denied")
