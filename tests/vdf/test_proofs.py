@@ -147,6 +147,50 @@ def test_quotient_blocks_reassemble_floor_2t_over_l(monkeypatch, whole: bool) ->
             assert sum(d << (kappa * c) for c, d in enumerate(blocks)) == (1 << t) // l
 
 
+@pytest.mark.parametrize("backend, workers", [("gmp", 0), ("gmp", 1)]
+                         + [(b, 0) for b in ("ifma", "portable") if b in available_backends()])
+@pytest.mark.parametrize("kappa, width", [(64, 1), (64, 7), (100, 33), (1000, 999), (5000, 64)])
+def test_wesolowski_by_bit_ranges_holds_little_and_gives_the_same_pi(rsa512, monkeypatch, backend, workers,
+                                                                     kappa, width) -> None:
+    """Above the digit budget the prover walks the blocks by bit ranges (Horner over ranges, the accumulator
+    one more base): the same pi as the oracle, with ranges that do and do not divide kappa."""
+    from modforge.vdf import wesolowski as wes
+
+    monkeypatch.setattr(wes, "MIN_RANGE_BITS", 1)
+    g = rsa512.group
+    x, t = g.hash_to_group(b"ranges"), 5000
+    ring = ModRing(g.modulus, backend)
+    plan = WesolowskiPlan(t, kappa, 4)
+    ev = evaluate(g, x, t, ring, wesolowski=plan)
+    calls = []
+    real = wes.quotient_ranges
+    monkeypatch.setattr(wes, "quotient_ranges", lambda *a: calls.append(a) or real(*a))
+    with ProofPool(ring, workers=workers) as pool:
+        pi = wes.prove(ev, pool, CostModel(), budget_bits=plan.checkpoints * width)
+    l = challenge_prime(g, x, ev.y, t)
+    assert pi == g.canon(pow(x, (1 << t) // l, g.modulus))
+    assert calls and calls[0][-1] == min(width, kappa)
+
+
+def test_wesolowski_at_t_2_29_holds_a_bounded_quotient(rsa512) -> None:
+    """t = 2^29 from trapdoor checkpoints: the blocks would be 64 MiB; by ranges the prover holds 32 MiB."""
+    import tracemalloc
+
+    g = rsa512.group
+    x = g.hash_to_group(b"2^29")
+    t = 1 << 29
+    plan = WesolowskiPlan(t, 1 << 19, 8)                     # 1024 checkpoints of 2^19 bits
+    ev = evaluate_with_oracle(g, x, t, lambda p: rsa512.power(x, p), wesolowski=plan)
+    tracemalloc.start()
+    try:
+        proof = prove(ev, "wesolowski")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert verify(proof).valid
+    assert peak < 48 << 20, f"peak {peak >> 20} MiB"
+
+
 def test_multiexp_and_fold_against_naive_products(rsa512) -> None:
     n = rsa512.n
     ring = ModRing(n, "gmp")

@@ -66,7 +66,8 @@ def parse_t(text: str) -> int:
 def parse_x(group, text: str) -> int:
     """A number (a canonical element) or ``hash:TEXT`` (hash-to-group of TEXT's UTF-8 bytes)."""
     if text.startswith("hash:"):
-        return group.hash_to_group(text[len("hash:"):].encode("utf-8"))
+        # surrogateescape: argument bytes that are not UTF-8 are hashed exactly as given.
+        return group.hash_to_group(text[len("hash:"):].encode("utf-8", "surrogateescape"))
     return group.require("x", parse_int(text, "x"))
 
 
@@ -164,30 +165,36 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         raise ParameterError("out", "--out writes a proof file: give --proof wesolowski or --proof pietrzak")
     if workers is not None and workers < 0:
         raise ParameterError("workers", f"must be >= 0, got {workers}")
+    _check_outputs(out=out_path, checkpoints=checkpoints_path)
     keep = ("wesolowski", "pietrzak") if checkpoints_path else ()
     resume = _resume_options(t, resume_dir, no_resume, restart, interval_text, stop_after_text, show_progress)
     bar = _progress(show_progress, t) if resume is None else None
+
+    def deliver(ev, proof) -> None:
+        # Before a resumable evaluation's state is deleted: a failed write keeps it.
+        if out_path and proof is not None:
+            write_proof(out_path, proof)
+        if checkpoints_path:
+            write_checkpoints(checkpoints_path, ev)
+
     try:
         if bar is not None:
             with bar:
                 task = bar.add_task("squaring", total=t)
                 result = run(group, x, t, ptype, backend=backend, memory=memory_bytes(memory_mib), workers=workers,
-                             keep=keep, progress=lambda done, total: bar.update(task, completed=done, total=total))
+                             keep=keep, progress=lambda done, total: bar.update(task, completed=done, total=total),
+                             deliver=deliver)
         else:
             result = run(group, x, t, ptype, backend=backend, memory=memory_bytes(memory_mib), workers=workers,
-                         keep=keep, resume=resume)
+                         keep=keep, resume=resume, deliver=deliver)
     except (ProofFailed, WorkerError) as exc:
         hint = (f"; the evaluation's state is kept in {resume.directory} (rerun with --restart to compute it "
                 f"again)") if resume is not None else ""
         click.echo(f"modforge: error: {exc}{hint}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
     ev = result.evaluation
-    # Squarings this run did (a resumed evaluation started part way).
-    done = result.chain["steps"] - result.chain["start_step"] if result.chain else t
-    if out_path and result.proof is not None:
-        write_proof(out_path, result.proof)
-    if checkpoints_path:
-        write_checkpoints(checkpoints_path, ev)
+    # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
+    done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
     doc: dict[str, Any] = {
         "modulus": hex(group.modulus), "bits": group.bits, "x": hex(ev.x), "t": t, "y": hex(ev.y),
         "backend": ev.backend, "eval_seconds": round(result.eval_seconds, 6),
@@ -234,6 +241,19 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
             click.echo("note         use --out FILE to save the proof, or --json to print it")
     if checkpoints_path:
         click.echo(f"checkpoints  {checkpoints_path}")
+
+
+def _check_outputs(**paths: str | None) -> None:
+    """Every output path writable and no two the same, checked before the evaluation (not after hours of it)."""
+    from ..fileio import check_output_path, same_file
+
+    given = [(name, path) for name, path in paths.items() if path is not None]
+    for name, path in given:
+        check_output_path(path, name)
+    for i, (name, path) in enumerate(given):
+        for other, path2 in given[i + 1:]:
+            if same_file(path, path2):
+                raise ParameterError(other, f"is the same file as --{name}")
 
 
 def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str,
@@ -283,6 +303,14 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
     from ..vdf.plan import CostModel, DEFAULT_MEMORY_BYTES
 
     check_backend(backend)
+    if workers is not None and workers < 0:
+        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    _check_outputs(out=out_path)
+    if out_path is not None:
+        from ..fileio import same_file
+
+        if same_file(out_path, checkpoints_path):
+            raise ParameterError("out", "is the checkpoints file itself")
     ev = read_checkpoints(checkpoints_path)
     plan = ev.wesolowski if proof_type == "wesolowski" else ev.pietrzak
     if plan is None:
@@ -320,9 +348,16 @@ def verify_cmd(file: str, backend: str, as_json: bool) -> None:
     from ..vdf import verify
     from ..vdf.formats import read_json
 
+    from ..vdf.api import Verdict
+    from ..vdf.group import Reject
+
     check_backend(backend)          # an unknown backend is bad usage (exit 2), not a bad proof
-    doc = read_json(file)
-    verdict = verify(doc, backend=backend)
+    try:
+        doc = read_json(file)
+    except Reject as exc:           # JSON, but not a valid document (a repeated key, NaN): an invalid proof
+        doc, verdict = None, Verdict(False, exc.reason)
+    else:
+        verdict = verify(doc, backend=backend)
     if as_json:
         out: dict[str, Any] = {"valid": verdict.valid, "reason": verdict.reason, "type": verdict.type,
                                "seconds": round(verdict.seconds, 6)}

@@ -91,6 +91,8 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
           check: bool = True) -> Proof:
     """A proof of the evaluation's statement from its stored values; verified before it is returned."""
     check_proof_type(proof_type)
+    if proof_type == "pietrzak" and pietrzak.t_problem(evaluation.t):
+        raise ParameterError("t", pietrzak.t_problem(evaluation.t))
     cost = cost or CostModel()
     own_pool = pool is None
     if pool is None:
@@ -160,7 +162,8 @@ def default_workers(group: Group, t: int, proof_type: str | None, memory: int, c
 
 def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, backend: str = "auto",
         memory: int = DEFAULT_MEMORY_BYTES, workers: int | None = None, keep: Iterable[str] = (),
-        progress: Progress | None = None, cost: CostModel | None = None, resume: ResumeOptions | None = None) -> Run:
+        progress: Progress | None = None, cost: CostModel | None = None, resume: ResumeOptions | None = None,
+        deliver: Callable[[Evaluation, Proof | None], None] | None = None) -> Run:
     """Evaluate ``|x^(2^t)|`` and, if ``proof_type`` is given, prove it on ``1 + workers`` processes.
 
     ``keep`` names proof types whose checkpoints are stored as well (for a later :func:`prove`).
@@ -168,12 +171,16 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     With ``resume``, the evaluation is checked and checkpointed and picks up where an earlier run
     of the same statement stopped (:mod:`modforge.vdf.resume`; ``progress`` is then replaced by
     ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early.
+    ``deliver(evaluation, proof)`` runs before a resumable evaluation's state is deleted (write the
+    outputs there): if it raises, the state is kept and a rerun only proves.
     """
     group = modulus if isinstance(modulus, Group) else Group(modulus)
     x = group.require("x", x)
     t = require_t(t)
     if proof_type is not None:
         check_proof_type(proof_type)
+    if "pietrzak" in set(keep) | {proof_type} and pietrzak.t_problem(t):
+        raise ParameterError("t", pietrzak.t_problem(t))
     ring = ModRing(group.modulus, backend=backend)
     if cost is None:
         cost = CostModel.measure(ring) if t >= MEASURE_MIN_T else CostModel()
@@ -228,6 +235,8 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
             proof_seconds, cpu2 = time.perf_counter() - start, time.process_time()
         finally:
             pool.close()
+        if deliver is not None:
+            deliver(ev, proof)
         if session is not None and not resume.keep:
             session.clear(finished=True)
     plans = {}

@@ -33,7 +33,7 @@ from ..fileio import atomic_write
 from .evaluation import MAX_T, Evaluation
 from .fiat_shamir import PROOF_TYPES
 from .group import Group, Reject
-from .plan import CostModel, PietrzakPlan, WesolowskiPlan, best_window
+from .plan import CostModel, PietrzakPlan, WesolowskiPlan, best_window, pietrzak_lengths
 
 PROOF_FORMAT = "modforge-vdf-proof"
 CHECKPOINT_FORMAT = "modforge-vdf-checkpoints"
@@ -41,6 +41,7 @@ VERSION = 1
 MAX_PROOF_FILE_BYTES = 16 << 20
 
 _HEX = re.compile(r"[0-9a-f]*")
+_POSITION = re.compile(r"0|[1-9][0-9]{0,19}")
 STATEMENT_FIELDS = ("modulus", "bits", "x", "t", "y")
 PROOF_FIELDS = ("format", "version", "type", *STATEMENT_FIELDS, "proof")
 
@@ -217,6 +218,10 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
         return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
         raise ParameterError(what, f"{p} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise ParameterError(what, f"{p} is not JSON this reader accepts (nested too deeply)") from None
+    except ValueError as exc:       # a decimal number past Python's int conversion limit
+        raise ParameterError(what, f"{p} is not JSON this reader accepts ({exc})") from None
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -250,9 +255,8 @@ def write_checkpoints(path: str | os.PathLike, ev: Evaluation) -> None:
 
 def read_checkpoints(path: str | os.PathLike) -> Evaluation:
     """An Evaluation from a checkpoints file; ParameterError (exit 2) for any problem with the file."""
-    doc = read_json(path, limit=1 << 36, what="checkpoints")
     try:
-        return _evaluation_from_document(doc)
+        return _evaluation_from_document(read_json(path, limit=1 << 36, what="checkpoints"))
     except Reject as exc:
         raise ParameterError("checkpoints", f"{path}: {exc.reason}") from None
 
@@ -266,25 +270,39 @@ def _evaluation_from_document(doc: Any) -> Evaluation:
     group, x, t, y = parse_statement(doc)
     for name, value in (("x", x), ("y", y)):
         group.check(name, value, square=name == "y")
+    values_doc = doc["values"]
+    _require_object(values_doc, "field 'values'")
+    # The plans name positions the file must hold, so their sizes are bounded by the file's own: a plan
+    # that names more positions than there are values (kappa = 1 or depth = 40 at t = 2^40) is refused
+    # before it is built, not after it has filled the memory.
+    stored = len(values_doc)
     wes = pie = None
     if doc["wesolowski"] is not None:
         _require_object(doc["wesolowski"], "field 'wesolowski'")
-        kappa = doc["wesolowski"].get("kappa")
-        if not _is_json_int(kappa) or kappa < 1:
-            raise Reject("field 'wesolowski.kappa' must be a positive JSON integer")
+        _check_fields(doc["wesolowski"], ("kappa",), "wesolowski.")
+        kappa = doc["wesolowski"]["kappa"]
+        if not _is_json_int(kappa) or not 1 <= kappa <= t:
+            raise Reject(f"field 'wesolowski.kappa' must be a JSON integer from 1 to t = {t}")
+        if -(-t // kappa) > stored:
+            raise Reject(f"field 'wesolowski.kappa' = {kappa} names {-(-t // kappa)} checkpoints; the file holds "
+                         f"{stored} values")
         wes = WesolowskiPlan(t, kappa, best_window(t, kappa, 1, CostModel()))
     if doc["pietrzak"] is not None:
         _require_object(doc["pietrzak"], "field 'pietrzak'")
-        depth = doc["pietrzak"].get("depth")
-        if not _is_json_int(depth) or not 0 <= depth <= 64:
-            raise Reject("field 'pietrzak.depth' must be a JSON integer from 0 to 64")
+        _check_fields(doc["pietrzak"], ("depth",), "pietrzak.")
+        depth = doc["pietrzak"]["depth"]
+        rounds = len(pietrzak_lengths(t))
+        if not _is_json_int(depth) or not 0 <= depth <= rounds:
+            raise Reject(f"field 'pietrzak.depth' must be a JSON integer from 0 to {rounds} (the rounds of t = {t})")
+        if (1 << depth) - 1 > stored:
+            raise Reject(f"field 'pietrzak.depth' = {depth} names {(1 << depth) - 1} values; the file holds "
+                         f"{stored}")
         pie = PietrzakPlan(t, depth)
-    values_doc = doc["values"]
-    _require_object(values_doc, "field 'values'")
     values: dict[int, int] = {}
     for key, text in values_doc.items():
-        if not key.isdigit():
-            raise Reject(f"field 'values' has a key {key!r} that is not a position")
+        if not _POSITION.fullmatch(key):
+            raise Reject(f"field 'values' has a key {key[:30]!r} that is not a position (ASCII decimal, "
+                         f"no leading zeros, at most 20 digits)")
         values[int(key)] = group.check(f"values[{key}]", parse_element(f"values.{key}", text, group.nbytes))
     if values.get(0, x) != x:
         raise Reject("values[0] differs from x")

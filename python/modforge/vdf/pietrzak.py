@@ -28,6 +28,17 @@ from .plan import pietrzak_lengths
 
 TYPE = "pietrzak"
 PARALLEL_MIN_TERMS = 64     # fold smaller midpoints in the main process
+# The round challenges hash T_i as a u64, and an odd t becomes t + 1 in round 0: t = 2^64 - 1 would need
+# 2^64.  So a Pietrzak statement takes t up to 2^64 - 2 (Wesolowski's up to 2^64 - 1).
+MAX_T = (1 << 64) - 2
+
+
+def t_problem(t: int) -> str | None:
+    """Why ``t`` cannot have a Pietrzak proof, or None."""
+    if t > MAX_T:
+        return (f"t = {t} is beyond a Pietrzak proof's range (at most 2^64 - 2: round 0 would make it 2^64, and "
+                f"the challenges hash T_i in 64 bits)")
+    return None
 
 
 def _fold(pool: ProofPool, values: list[int], challenges: list[int]) -> int:
@@ -77,6 +88,9 @@ def prove(evaluation: Evaluation, pool: ProofPool, *,
 
 def verify(group: Group, ring: ModRing, x: int, t: int, y: int, mus: list[int]) -> None:
     """Raise Reject unless ``mus`` proves ``|x^(2^t)| = y`` in ``QR+_N``."""
+    problem = t_problem(t)
+    if problem is not None:
+        raise Reject(problem)
     group.check("x", x)
     group.check("y", y, square=True)
     lengths = pietrzak_lengths(t)

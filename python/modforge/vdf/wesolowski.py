@@ -6,12 +6,21 @@ The prover never recomputes ``x^(2^i)``: ``q = floor(2^t / l)`` is cut into
 that splits into independent ranges of ``c`` (one per process).  The blocks
 come from the identity ``floor(2^e / l) = 2^kappa * floor(2^(e-kappa) / l) +
 floor((2^(e-kappa) mod l) * 2^kappa / l)``: walking ``c`` downwards carries
-``2^(t - kappa*(c+1)) mod l`` along, one small product per block, so even
-``t = 2^40`` never materialises ``q``.  See :mod:`modforge.vdf.plan` for the
-cost and the choice of ``kappa`` and the window.
+``2^(t - kappa*(c+1)) mod l`` along, one small product per block.  See
+:mod:`modforge.vdf.plan` for the cost and the choice of ``kappa`` and the window.
+
+The blocks together are ``t`` bits (128 GiB at ``t = 2^40``), so above
+``DIGIT_BUDGET_BITS`` they are never all held: the same identity walks every
+block by *bit ranges* of ``width`` bits from the top (:func:`quotient_ranges`,
+one ``2^(t - kappa*c - b) mod l`` carried per block), and the product is
+Horner's rule over the ranges, ``acc = acc^(2^width) * prod_c C_c^(digit_c)``,
+with ``acc`` one more base of the range's multi-exponentiation (exponent
+``2^width``), so the shift costs no separate squarings.
 """
 
 from __future__ import annotations
+
+from typing import Iterator
 
 import gmpy2
 
@@ -52,14 +61,57 @@ def quotient_blocks(t: int, kappa: int, l: int, count: int) -> list[int]:
     return blocks
 
 
+# Quotient digits held at once above this (32 MiB, like the whole quotient up to WHOLE_QUOTIENT_MAX_T).
+DIGIT_BUDGET_BITS = 1 << 28
+MIN_RANGE_BITS = 2048       # a range at least this wide, however many checkpoints: few multiexp calls
+
+
+def range_width(count: int, kappa: int, budget_bits: int = DIGIT_BUDGET_BITS) -> int:
+    """Bits per range so that ``count`` digits stay within ``budget_bits`` (at least MIN_RANGE_BITS)."""
+    return min(kappa, max(MIN_RANGE_BITS, budget_bits // count))
+
+
+def quotient_ranges(t: int, kappa: int, l: int, count: int, width: int) -> Iterator[tuple[int, list[int]]]:
+    """``(b - a, digits)`` per bit range ``[a, b)`` of the blocks, from the top (``b = kappa``) down, where
+    ``digits[c] = D_c >> a  mod 2^(b-a)`` and ``D_c`` are the blocks of :func:`quotient_blocks`.
+
+    Block ``c`` holds bits ``kappa*c ..`` of ``q = floor(2^t / l)``, so its bits from ``a`` up are
+    ``floor(2^(t - kappa*c - a) / l)``: carried down a range at a time as ``2^(t - kappa*c - b) mod l``.
+    """
+    rem: list[int | None] = [None] * count      # 2^(t - kappa*c - b) mod l once that exponent is >= 0
+    mpz_l = gmpy2.mpz(l)
+    for c in range(count):
+        e = t - kappa * c - kappa
+        if e >= 0:
+            rem[c] = gmpy2.powmod(2, e, mpz_l)
+    b = kappa
+    while b > 0:
+        a = max(0, b - width)
+        digits = [0] * count
+        for c in range(count):
+            e = t - kappa * c - a
+            if e < 0:                               # bits above q's top: zero
+                continue
+            r = rem[c]
+            if r is None:                           # q's top bits start inside this range
+                digits[c], rem[c] = (int(v) for v in gmpy2.f_divmod(gmpy2.mpz(1) << e, mpz_l))
+            else:
+                q, rem[c] = gmpy2.f_divmod(gmpy2.mpz(r) << (b - a), mpz_l)
+                digits[c] = int(q)
+        yield b - a, digits
+        b = a
+
+
 def split(count: int, parts: int) -> list[tuple[int, int]]:
     parts = max(1, min(parts, count))
     edges = [count * i // parts for i in range(parts + 1)]
     return [(edges[i], edges[i + 1]) for i in range(parts) if edges[i] < edges[i + 1]]
 
 
-def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()) -> int:
-    """``pi`` for the evaluation's statement, from its checkpoints, on ``pool.parts`` processes."""
+def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel(),
+          budget_bits: int = DIGIT_BUDGET_BITS) -> int:
+    """``pi`` for the evaluation's statement, from its checkpoints, on ``pool.parts`` processes, holding at
+    most about ``budget_bits`` of the quotient at once."""
     plan = evaluation.wesolowski
     if plan is None:
         raise ValueError("the evaluation kept no Wesolowski checkpoints")
@@ -67,6 +119,8 @@ def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()
     require_positions(evaluation, plan.positions(), "a Wesolowski proof")
     l = challenge_prime(group, evaluation.x, evaluation.y, t, TYPE)
     count = plan.checkpoints
+    if count * kappa > budget_bits:
+        return group.canon(_prove_by_ranges(evaluation, pool, l, range_width(count, kappa, budget_bits), cost))
     blocks = quotient_blocks(t, kappa, l, count)
     # Blocks at or above bit t - 255 of q are zero; leave them out.
     live = [c for c in range(count) if blocks[c]]
@@ -87,6 +141,36 @@ def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()
         if part is not None:
             pi = ring.mul(pi, part)
     return group.canon(pi)
+
+
+def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int, cost: CostModel) -> int:
+    """``prod_c C_c^(D_c)`` by Horner's rule over ``width``-bit ranges of the blocks (see the module notes)."""
+    plan = evaluation.wesolowski
+    assert plan is not None
+    t, kappa, count, ring = evaluation.t, plan.kappa, plan.checkpoints, pool.ring
+    window = min(width, best_window(t, kappa, pool.parts, cost))
+    acc = 1
+    for shift, digits in quotient_ranges(t, kappa, l, count, width):
+        live = [c for c in range(count) if digits[c]]
+        bases = [evaluation.values[kappa * c] for c in live]
+        exps = [digits[c] for c in live]
+        if acc != 1:
+            bases.append(acc)
+            exps.append(1 << shift)
+        if not bases:
+            continue
+        if ring.has_native_multiexp:
+            acc = ring.multiexp(bases, exps, threads=pool.parts)
+        else:
+            tasks = [(bases[lo:hi], exps[lo:hi], shift + 1, window) for lo, hi in split(len(bases), pool.parts)]
+            acc = 1
+            for part in pool.run("multiexp", tasks):
+                if part is not None:
+                    acc = ring.mul(acc, part)
+            del tasks
+        # Dropped before the generator makes the next range's digits: one range in memory, not two.
+        del digits, exps
+    return acc
 
 
 def verify(group: Group, ring: ModRing, x: int, t: int, y: int, pi: int) -> None:

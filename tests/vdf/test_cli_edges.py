@@ -1,0 +1,153 @@
+"""`modforge vdf` at its edges: hostile JSON, the Pietrzak range limit, outputs checked before the work and
+written before a resumable state is dropped, checkpoints files whose plans outgrow their values."""
+
+from __future__ import annotations
+
+import errno
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import modforge.vdf as vdf_pkg
+from modforge.arith.base import ParameterError
+from modforge.cli.vdf import vdf
+from modforge.vdf import Group, Proof, run, verify
+from modforge.vdf.pietrzak import MAX_T as PIETRZAK_MAX_T
+
+from .helpers import oracle, rsa
+
+
+def invoke(*args):
+    return CliRunner().invoke(vdf, [str(a) for a in args], catch_exceptions=False)
+
+
+def one_line_error(res, text: str) -> None:
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("modforge: error: ") and text in lines[0], res.stderr
+
+
+@pytest.fixture(scope="module")
+def n() -> int:
+    return rsa(512).n
+
+
+@pytest.fixture(scope="module")
+def proof_doc(n: int) -> dict:
+    return run(n, 5, 300, "pietrzak", backend="gmp", workers=0).proof.to_document()
+
+
+# -- verify: JSON that is not a document, or not JSON this reader takes ----------------------------------------
+@pytest.mark.parametrize("edit, reason", [
+    (lambda text: text.replace('"t":', '"y": "0x00", "t":', 1), "duplicate field 'y'"),
+    (lambda text: text.replace('"t": 300', '"t": NaN'), "NaN is not a JSON number"),
+    (lambda text: text.replace('"t": 300', '"t": Infinity'), "Infinity is not a JSON number"),
+])
+def test_a_document_that_is_json_but_not_a_proof_is_invalid_not_a_crash(proof_doc, tmp_path, edit, reason) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(edit(json.dumps(proof_doc, indent=1)))
+    res = invoke("verify", path)
+    assert res.exit_code == 1 and res.stdout.strip() == f"invalid: {reason}"
+    res = invoke("verify", path, "--json")
+    assert res.exit_code == 1 and json.loads(res.stdout)["valid"] is False and json.loads(res.stdout)["reason"] == reason
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"t": 1' + "0" * 5000 + "}", "is not JSON this reader accepts"),
+])
+def test_json_the_reader_cannot_take_is_unreadable(tmp_path, text, reason) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(text)
+    one_line_error(invoke("verify", path), reason)
+    one_line_error(invoke("prove", "--checkpoints", path, "--proof", "wesolowski"), reason)
+
+
+def test_pietrzak_stops_at_t_2_64_minus_2(proof_doc, n: int) -> None:
+    doc = dict(proof_doc, t=(1 << 64) - 1, proof={"mu": [proof_doc["y"]] * 64})
+    verdict = verify(doc)                       # the verifier never raises for a bad proof
+    assert not verdict.valid and "beyond a Pietrzak proof's range" in verdict.reason
+    assert PIETRZAK_MAX_T == (1 << 64) - 2
+    with pytest.raises(ParameterError, match="beyond a Pietrzak proof's range"):
+        run(n, 5, (1 << 64) - 1, "pietrzak", backend="gmp")
+    with pytest.raises(ParameterError, match="beyond a Pietrzak proof's range"):
+        run(n, 5, (1 << 64) - 1, None, backend="gmp", keep=("pietrzak",))
+    # t = 2^64 - 2 is in range: its proof fails on the values (this one is forged), not on t.
+    verdict = verify(dict(doc, t=PIETRZAK_MAX_T, proof={"mu": [proof_doc["y"]] * 63}))
+    assert not verdict.valid and "range" not in verdict.reason
+
+
+# -- eval / prove: outputs -------------------------------------------------------------------------------------
+def test_eval_checks_its_outputs_before_evaluating(n: int, tmp_path) -> None:
+    base = ["eval", "--modulus", n, "--x", 5, "--t", "2^20", "--proof", "wesolowski", "--resume-dir", tmp_path / "r"]
+    one_line_error(invoke(*base, "--out", tmp_path / "missing" / "p.json"), "out: directory")
+    one_line_error(invoke(*base, "--out", tmp_path / "same.json", "--checkpoints", tmp_path / "same.json"),
+                   "checkpoints: is the same file as --out")
+    assert not (tmp_path / "r").exists()              # refused before any state was made
+
+
+def test_a_failed_output_write_keeps_the_resumable_state(n: int, tmp_path, monkeypatch) -> None:
+    state, out = tmp_path / "state", tmp_path / "p.json"
+    args = ["eval", "--modulus", n, "--x", 5, "--t", 5000, "--proof", "wesolowski", "--resume-dir", state,
+            "--out", out, "--json", "--backend", "gmp"]
+
+    def disk_full(path, proof):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(vdf_pkg, "write_proof", disk_full)
+    res = CliRunner().invoke(vdf, [str(a) for a in args])
+    one_line_error(res, "No space left on device")
+    assert any(state.iterdir()) and not out.exists()
+    monkeypatch.undo()
+    res = invoke(*args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["resumable"]["start_step"] == doc["resumable"]["steps"]    # nothing evaluated again: only proved
+    assert doc["y"] == hex(oracle(Group(n), 5, 5000)) and invoke("verify", out).exit_code == 0
+    assert not [p for p in state.iterdir() if not p.name.endswith("lock")]
+
+
+def test_prove_checks_its_arguments(n: int, tmp_path) -> None:
+    ck = tmp_path / "ck.json"
+    assert invoke("eval", "--modulus", n, "--x", 5, "--t", 777, "--checkpoints", ck).exit_code == 0
+    one_line_error(invoke("prove", "--checkpoints", ck, "--proof", "pietrzak", "--workers", -3), "workers: must be")
+    one_line_error(invoke("prove", "--checkpoints", ck, "--proof", "pietrzak", "--out", ck), "checkpoints file itself")
+
+
+@pytest.mark.parametrize("edit, reason", [
+    (lambda d: d["values"].__setitem__("\u00b2", d["values"]["0"]), "is not a position"),
+    (lambda d: d["values"].__setitem__("\u0665", d["values"]["0"]), "is not a position"),
+    (lambda d: d["values"].__setitem__("007", d["values"]["0"]), "is not a position"),
+    (lambda d: d.__setitem__("wesolowski", {"kappa": 2 ** 70}), "must be a JSON integer from 1 to t"),
+    (lambda d: d.__setitem__("wesolowski", {"kappa": 1}), "names 777 checkpoints; the file holds"),
+    (lambda d: d.__setitem__("wesolowski", {"kappa": 8, "extra": 1}), "unexpected field 'wesolowski.extra'"),
+    (lambda d: d.__setitem__("pietrzak", {"depth": 11}), "from 0 to 10 (the rounds of t = 777)"),
+    (lambda d: d.__setitem__("pietrzak", {"depth": 10}), "names 1023 values; the file holds"),
+    (lambda d: d.__setitem__("pietrzak", {}), "missing field 'pietrzak.depth'"),
+])
+def test_a_checkpoints_file_whose_plans_do_not_fit_it_is_refused(n: int, tmp_path, edit, reason) -> None:
+    ck = tmp_path / "ck.json"
+    assert invoke("eval", "--modulus", n, "--x", 5, "--t", 777, "--checkpoints", ck).exit_code == 0
+    doc = json.loads(ck.read_text())
+    edit(doc)
+    ck.write_text(json.dumps(doc))
+    for ptype in ("wesolowski", "pietrzak"):
+        one_line_error(invoke("prove", "--checkpoints", ck, "--proof", ptype), reason)
+
+
+# -- eval: small things ----------------------------------------------------------------------------------------
+def test_the_chain_of_1_reports_no_rate(n: int) -> None:
+    res = invoke("eval", "--modulus", n, "--x", 1, "--t", "2^40", "--no-resume", "--json")
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 0 and doc["y"] == "0x1" and doc["squarings_per_second"] is None
+
+
+def test_hash_input_that_is_not_utf8_is_hashed_byte_for_byte(n: int) -> None:
+    res = invoke("eval", "--modulus", n, "--x", "hash:caf\udce9", "--t", 10, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["x"] == hex(Group(n).hash_to_group(b"caf\xe9"))
+
+
+def test_proof_objects_round_trip_through_the_strict_reader(proof_doc) -> None:
+    assert Proof.from_document(proof_doc).to_document() == proof_doc
