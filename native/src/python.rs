@@ -382,17 +382,23 @@ impl Ring {
     /// interleaved windows, Pippenger's buckets above 64 bases; without the
     /// GIL).  Bases in ``[0, modulus)``, exponents ``>= 0``; equal lengths.
     /// ``threads > 1`` splits the exponent bits among that many threads.
-    #[pyo3(signature = (bases, exponents, threads = 1))]
+    #[pyo3(signature = (bases, exponents, threads = None))]
     fn multiexp<'py>(
         &self,
         py: Python<'py>,
         bases: &Bound<'py, PyAny>,
         exponents: &Bound<'py, PyAny>,
-        threads: usize,
+        threads: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        // Checked like every other integer argument (a bool, a float or -1 named, not a conversion error).
+        let threads = match threads {
+            Some(obj) => require_u64("threads", obj)?,
+            None => 1,
+        };
         if !(1..=256).contains(&threads) {
             return Err(param_error("threads", format!("must be between 1 and 256, got {threads}")));
         }
+        let threads = threads as usize;
         let bases: Vec<Bound<'py, PyAny>> = bases.try_iter()?.collect::<PyResult<_>>()?;
         let exps: Vec<Bound<'py, PyAny>> = exponents.try_iter()?.collect::<PyResult<_>>()?;
         if bases.len() != exps.len() {

@@ -69,12 +69,35 @@ def test_modmul_human_output_shows_digits_and_cost() -> None:
     (("modmul", "--algo", "ozturk", "--modulus", "0xzz", "1", "2"), "modulus: not a decimal or 0x-hex integer"),
     (("modmul", "--algo", "ozturk", "1", "2"), "modulus: give exactly one of --modulus N or --bits N"),
     (("modmul", "--algo", "ozturk", "--modulus", "101", "--opt", "lut_bits", "1", "2"), "opt: expected KEY=VALUE"),
+    (("modmul", "--algo", "barrett", "--bits", "64", "--opt", "foo=1", "3", "4"),
+     "opt: 'foo' is not an option of barrett; its options: radix_bits, word_bits"),
+    (("modmul", "--algo", "montgomery-ozturk", "--bits", "64", "--opt", "feedback=maybe", "3", "4"),
+     "feedback: must be true or false, got 'maybe'"),
+    (("modmul", "--algo", "ozturk", "--bits", "1024", "--opt", "lut_bits=20", "3", "4"),
+     "lut_bits: 69 tables of 2^20 entries of 1024 bits hold 8832 MiB"),
+    (("modmul", "--algo", "barrett", "--bits", "99999999999999999999", "3", "4"), "bits: must be between 3 and 16384"),
+    (("modmul", "--algo", "barrett", "--modulus", hex((1 << 16385) - 1), "3", "4"), "modulus: must be between 3"),
+    (("algos", "--bits", "99999999999999999999"), "bits: must be between 3 and 16384"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message) -> None:
     res = CliRunner().invoke(cli, list(args))
     assert res.exit_code == 2
     assert message in res.stderr
     assert res.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("algo, switch", [("dec-mpu", "carry_save"), ("montgomery-ozturk", "feedback")])
+def test_switch_options_are_read_as_booleans(algo: str, switch: str) -> None:
+    """``--opt carry_save=False`` used to stay the string "False" (truthy): the option silently did nothing."""
+    def run(*opts: str) -> dict:
+        res = CliRunner().invoke(cli, ["modmul", "--algo", algo, "--bits", "64", *opts, "3", "4", "--json"])
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)
+
+    default, on, off = run(), run("--opt", f"{switch}=True"), run("--opt", f"{switch}=false")
+    assert default["cost"] == on["cost"] and default["events"] == on["events"]
+    assert (off["cost"], off["events"], off["stages"]) != (on["cost"], on["events"], on["stages"])
+    assert off["result"] == on["result"] and off["oracle_agrees"]
 
 
 def test_failed_check_exits_1(monkeypatch) -> None:

@@ -38,6 +38,12 @@ def require_int(name: str, value: Any) -> int:
     return value
 
 
+def require_bool(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ParameterError(name, f"must be true or false, got {value!r}")
+    return value
+
+
 def require_positive(name: str, value: Any) -> int:
     value = require_int(name, value)
     if value <= 0:

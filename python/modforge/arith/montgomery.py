@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .base import (Cost, Outcome, ParameterError, check_operand, require_int, require_modulus,
+from .base import (Cost, Outcome, ParameterError, check_operand, require_bool, require_int, require_modulus,
                    require_positive, value_of)
 from .rbr import RBRParams, polmul, polsqr
 from .registry import AlgorithmInfo
@@ -512,6 +512,7 @@ class OzturkMontParams:
     feedback: bool = True
 
     def __post_init__(self) -> None:
+        require_bool("feedback", self.feedback)
         require_positive("word_bits", self.word_bits)
         if self.word_bits < 4:
             raise ParameterError("word_bits", f"must be at least 4, got {self.word_bits}")
@@ -774,6 +775,7 @@ class DecMpuParams:
     carry_save: bool = True
 
     def __post_init__(self) -> None:
+        require_bool("carry_save", self.carry_save)
         if self.bits is not None:
             require_positive("bits", self.bits)
         require_modulus(self.modulus, odd=True, max_bits=self.bits)

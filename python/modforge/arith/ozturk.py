@@ -43,6 +43,11 @@ from .rbr import RBRParams, equalize, polmul, polsqr
 from .registry import AlgorithmInfo
 
 
+# The model's tables are Python integers, built as they are used: past this payload (512 MiB, about twice
+# that in objects) one command would take the machine's memory (lut_bits = 20 at 1024 bits asked for 8.6 GiB).
+MAX_TABLE_BITS = 1 << 32
+
+
 @dataclass(frozen=True)
 class OzturkParams:
     """A fixed modulus and the word layout.
@@ -70,6 +75,12 @@ class OzturkParams:
             raise ParameterError("lut_bits", f"{self.lut_bits}-bit table addresses mean 2^{self.lut_bits} "
                                              "entries per table; at most 20 is supported")
         self.rbr  # builds RBRParams, which checks the carries fit
+        table_bits = self.table_count * self.table_entries * self.design_bits
+        if table_bits > MAX_TABLE_BITS:
+            raise ParameterError("lut_bits", f"{self.table_count} tables of 2^{self.lut_bits} entries of "
+                                             f"{self.design_bits} bits hold {table_bits >> 23} MiB; the model "
+                                             f"builds at most {MAX_TABLE_BITS >> 23} MiB of tables (fewer "
+                                             f"lut_bits)")
         if self.quotient_bound_words() > self.redundant_words:
             raise ParameterError(
                 "redundant_words",

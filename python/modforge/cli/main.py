@@ -67,10 +67,19 @@ def counts(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# The bit-exact models are Python: wider than this, one command runs for minutes (and --bits 10^20 never ends).
+MAX_MODEL_BITS = 16384
+
+
+def check_model_bits(bits: int, param: str = "bits") -> int:
+    if not 3 <= bits <= MAX_MODEL_BITS:
+        raise ParameterError(param, f"must be between 3 and {MAX_MODEL_BITS} bits, got {bits if bits < 1 << 64 else 'more'}")
+    return bits
+
+
 def deterministic_modulus(bits: int, seed: int = 0, odd: bool = True) -> int:
     """An exactly ``bits``-bit modulus from SHA-256 of (bits, seed): reproducible, unstructured."""
-    if bits < 3:
-        raise ParameterError("bits", f"must be at least 3, got {bits}")
+    check_model_bits(bits)
     stream = b""
     counter = 0
     while len(stream) * 8 < bits:
@@ -182,6 +191,10 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
             raise ParameterError("opt", f"expected KEY=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
         key = key.strip().replace("-", "_")
+        if value.strip().lower() in ("true", "false"):
+            # A switch: "False" as a string would be truthy, the opposite of what was asked.
+            out[key] = value.strip().lower() == "true"
+            continue
         try:
             out[key] = parse_int(value, key)
         except ParameterError:
@@ -198,6 +211,7 @@ def algos(as_json: bool, bits: int) -> None:
     from ..arith.registry import all_algorithms
     from ..data import vdf_alliance_modulus
 
+    check_model_bits(bits)
     modulus = vdf_alliance_modulus() if bits == 1024 else deterministic_modulus(bits)
     rows = []
     for info in all_algorithms():
@@ -249,9 +263,15 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
         raise ParameterError("modulus", "give exactly one of --modulus N or --bits N")
     modulus = parse_int(modulus_text, "modulus") if modulus_text is not None else \
         deterministic_modulus(bits, seed, odd=True)
+    check_model_bits(modulus.bit_length(), "modulus")
     a = parse_int(a_text, "a")
     b = parse_int(b_text, "b")
-    model = info.build(modulus, **_parse_options(opts))
+    options = _parse_options(opts)
+    unknown = sorted(set(options) - set(info.options))
+    if unknown:
+        known = ", ".join(info.options) or "none"
+        raise ParameterError("opt", f"{unknown[0]!r} is not an option of {info.name}; its options: {known}")
+    model = info.build(modulus, **options)
     outcome = model.modmul(a, b)
     expected = a * b % modulus
     ok = outcome.result == expected

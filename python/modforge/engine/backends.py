@@ -63,6 +63,8 @@ def available_backends() -> list[str]:
 
 
 def load(name: str, modulus: int) -> Any:
+    if not isinstance(name, str):
+        raise ParameterError("backend", f"must be a backend name (a string), got {type(name).__name__}")
     if name.startswith(SIM_PREFIX):
         module_name, _, cls = _SIM_TARGET.partition(":")
         try:

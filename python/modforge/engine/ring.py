@@ -6,6 +6,10 @@ from ..arith.base import ParameterError, check_operand, require_int, require_mod
 from . import backends
 
 
+MAX_K = 1 << 64            # squarings per sqr_n call, on every backend (the native ones count in a u64)
+MAX_TRACE = 1 << 24        # values per sqr_n_trace call, on every backend (memory)
+
+
 class ModRing:
     """Arithmetic modulo a fixed ``modulus``; operands and results are canonical integers."""
 
@@ -35,6 +39,8 @@ class ModRing:
         k = require_int("k", k)
         if k < 0:
             raise ParameterError("k", f"must be non-negative, got {k}")
+        if k >= MAX_K:
+            raise ParameterError("k", f"must be below 2**64, got a value of {k.bit_length()} bits")
         return self._impl.sqr_n(self._check("x", x), k)
 
     def sqr_n_trace(self, x: int, step: int, count: int) -> list[int]:
@@ -48,6 +54,10 @@ class ModRing:
             raise ParameterError("step", f"must be at least 1, got {step}")
         if count < 0:
             raise ParameterError("count", f"must be non-negative, got {count}")
+        if count > MAX_TRACE:
+            raise ParameterError("count", f"at most 2^24 values per call, got {count}")
+        if step >= MAX_K:
+            raise ParameterError("step", f"must be below 2**64, got a value of {step.bit_length()} bits")
         x = self._check("x", x)
         native = getattr(self._impl, "sqr_n_trace", None)
         if native is not None:
@@ -81,8 +91,9 @@ class ModRing:
             return native(list(bases), list(exponents), threads)
         for b in bases:
             self._check("bases", b)
-        if any(e < 0 for e in exponents):
-            raise ParameterError("exponents", "negative exponents are not supported")
+        for e in exponents:
+            if require_int("exponents", e) < 0:
+                raise ParameterError("exponents", "negative exponents are not supported")
         acc = 1 % self.modulus
         for b, e in zip(bases, exponents):
             acc = self._impl.mul(acc, self._impl.pow(b, e))

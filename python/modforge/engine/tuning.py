@@ -1,8 +1,11 @@
 """Which backend ``auto`` picks, per modulus width.
 
 The choice comes from measured data (``tuning.json`` beside this file, written
-by ``modforge bench``; it records CPU, compiler and date).  Without data for
-this machine the order of preference below applies.
+by ``benchmarks/native_tune.py --write``; it records CPU, compiler and date).
+The data is not matched against this CPU: a backend it names is taken when this
+machine runs it (on a CPU without IFMA, ``ifma`` drops out), and after the
+measured choice the order of preference below applies.  Re-run the tuning on
+a machine unlike the one that wrote it.
 """
 
 from __future__ import annotations
