@@ -74,16 +74,22 @@ def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = Tru
     """``path`` as a file we can write, checked before any work is done (ParameterError naming ``param``).
 
     A non-empty name that is not a directory, in an existing directory we may write in; with
-    ``overwrite=False`` the file must not exist yet.
+    ``overwrite=False`` the file must not exist yet.  An existing target must be a regular file: an atomic
+    write replaces it, which would turn a device, a FIFO or a symbolic link into a plain file.
     """
     text = os.fspath(path)
     if not text:
         raise ParameterError(param, "empty path")
     p = Path(text)
-    if p.is_dir():
+    if p.is_dir() or text.endswith(os.sep):
         raise ParameterError(param, f"{text!r} is a directory")
     if not overwrite and (p.exists() or p.is_symlink()):
         raise ParameterError(param, f"{text!r} exists; give --force to replace it")
+    if p.is_symlink():
+        raise ParameterError(param, f"{text!r} is a symbolic link; give the file it points to (an atomic write "
+                                    f"would replace the link)")
+    if p.exists() and not p.is_file():
+        raise ParameterError(param, f"{text!r} is not a regular file (a device or FIFO); write to a file")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise ParameterError(param, f"directory {str(parent)!r} does not exist")

@@ -9,6 +9,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from ..support import one_line_error
 from .helpers import make_puzzle, plain_squaring
 from modforge.arith.base import ParameterError
 from modforge.cli.main import cli
@@ -20,22 +21,16 @@ def run(*args, env: dict | None = None):
     return CliRunner(env=env).invoke(cli, ["timelock", *[str(a) for a in args]], catch_exceptions=False)
 
 
-def one_line_error(res, code: int, text: str) -> None:
-    assert res.exit_code == code, res.output
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("modforge: error: ") and text in lines[0], res.stderr
-
-
 # -- create ---------------------------------------------------------------------------------------------------
 def test_create_refuses_to_replace_a_puzzle_or_trapdoor_without_force(tmp_path) -> None:
     out, trap = tmp_path / "p.json", tmp_path / "p.trap"
     assert run("create", "--bits", 256, "--t", 50, "--message", "one", "--out", out, "--keep-trapdoor", trap,
                ).exit_code == 0
     before = out.read_bytes(), trap.read_bytes()
-    one_line_error(run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", out), 2,
-                   "out: ") 
+    one_line_error(run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", out),
+                   "out: 'p.json' exists; give --force".replace("'p.json'", repr(str(out))))
     one_line_error(run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", tmp_path / "q.json",
-                       "--keep-trapdoor", trap), 2, "keep-trapdoor: ")
+                       "--keep-trapdoor", trap), "keep-trapdoor: ")
     assert (out.read_bytes(), trap.read_bytes()) == before and not (tmp_path / "q.json").exists()
     res = run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", out, "--keep-trapdoor", trap,
               "--force")
@@ -52,7 +47,7 @@ def test_create_checks_every_path_before_generating_a_key(tmp_path, option) -> N
     for bad, reason in ((blocker / "x.json", "does not exist"), (tmp_path, "is a directory"), ("", "empty path")):
         args = dict(paths, **{option: bad})
         res = run("create", "--bits", 256, "--t", 50, "--message", "m", *[x for kv in args.items() for x in kv])
-        one_line_error(res, 2, reason)
+        one_line_error(res, reason)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 
@@ -67,7 +62,7 @@ def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, 
     monkeypatch.setattr(create_module, "atomic_write", failing)
     res = run("create", "--bits", 256, "--t", 50, "--message", "m", "--out", tmp_path / "p.json",
               "--keep-trapdoor", tmp_path / "p.trap")
-    one_line_error(res, 2, "No space left on device")
+    one_line_error(res, "No space left on device")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -79,7 +74,7 @@ def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, 
 def test_create_refuses_empty_payloads_and_absurd_lengths(tmp_path, args, text) -> None:
     base = ["--bits", 256, "--out", tmp_path / "p.json"] + ([] if "--duration" in args else
                                                            [] if "--t" in args else ["--t", 50])
-    one_line_error(run("create", *base, *args), 2, text)
+    one_line_error(run("create", *base, *args), text)
     assert not (tmp_path / "p.json").exists()
 
 
@@ -102,8 +97,8 @@ def solved_part_way(tmp_path, t: int = 3000):
 
 def test_solve_checks_its_output_path_before_squaring(tmp_path) -> None:
     made, _, _ = make_puzzle(tmp_path, bits=256, t=50)
-    one_line_error(run("solve", made.path, "--output", tmp_path / "missing" / "o.bin"), 2, "output: directory")
-    one_line_error(run("solve", made.path, "--output", made.path), 2, "must not be the puzzle file itself")
+    one_line_error(run("solve", made.path, "--output", tmp_path / "missing" / "o.bin"), "output: directory")
+    one_line_error(run("solve", made.path, "--output", made.path), "must not be the puzzle file itself")
     assert load_puzzle_file(made.path).task == made.puzzle.task
     assert not (tmp_path / "p.json.checkpoints").exists()          # refused before any work
 
@@ -117,7 +112,7 @@ def test_corrupted_checkpoints_keep_refusing_until_restart(tmp_path) -> None:
     assert res.stderr.strip().splitlines()[-1].startswith("modforge: error: no usable checkpoint: all 1 ")
     # The corrupted files are now *.corrupt: a second plain run must not start over from step 0 either.
     res = run("solve", made.path, "--checkpoint-dir", ck, "--json")
-    one_line_error(res, 1, "found corrupted earlier")
+    one_line_error(res, "found corrupted earlier", 1)
     assert json.loads(res.stdout)["error"].startswith("no usable checkpoint")
     res = run("solve", made.path, "--checkpoint-dir", ck, "--restart", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["message"] == "open sesame"
@@ -143,7 +138,7 @@ def test_a_puzzle_file_that_defeats_the_json_parser_is_bad_input(tmp_path, garba
     path.write_bytes(garbage)
     with pytest.raises(ParameterError, match="not a JSON puzzle file"):
         load_puzzle_file(path)
-    one_line_error(run("info", path), 2, "puzzle: not a JSON puzzle file")
+    one_line_error(run("info", path), "puzzle: not a JSON puzzle file")
 
 
 def test_a_checkpoint_that_cannot_be_written_stops_with_one_line_and_keeps_the_last_one(tmp_path, monkeypatch) -> None:
@@ -155,7 +150,7 @@ def test_a_checkpoint_that_cannot_be_written_stops_with_one_line_and_keeps_the_l
 
     monkeypatch.setattr(CheckpointStore, "save", disk_full)
     res = run("solve", made.path, "--checkpoint-dir", ck, "--checkpoint-interval", "0.05s")
-    one_line_error(res, 2, "checkpoint-dir: cannot write the checkpoint")
+    one_line_error(res, "checkpoint-dir: cannot write the checkpoint")
     assert "No space left on device" in res.stderr and "run the same command to resume" in res.stderr
     monkeypatch.undo()
     assert store.latest()[0].step == kept.step
@@ -166,11 +161,10 @@ def test_a_checkpoint_that_cannot_be_written_stops_with_one_line_and_keeps_the_l
 
 # -- the command as a whole -----------------------------------------------------------------------------------
 def test_usage_errors_are_one_line(tmp_path) -> None:
-    one_line_error(run("create", "--bits", "abc", "--out", tmp_path / "p.json"), 2,
-                   "timelock create --help'")
-    one_line_error(run("solve", "a", "b"), 2, "unexpected extra argument")
+    one_line_error(run("create", "--bits", "abc", "--out", tmp_path / "p.json"), "timelock create --help'")
+    one_line_error(run("solve", "a", "b"), "unexpected extra argument")
     res = CliRunner().invoke(cli, ["--no-such-option"])
-    one_line_error(res, 2, "No such option")
+    one_line_error(res, "No such option")
     res = run()                                       # no subcommand: the help, as before
     assert res.exit_code == 2 and "Commands:" in res.output
 
@@ -193,4 +187,4 @@ def test_an_os_error_is_bad_input_named_in_one_line(tmp_path, monkeypatch) -> No
         raise PermissionError(errno.EACCES, "Permission denied", "/some/where")
 
     monkeypatch.setattr(timelock_pkg, "solve", unreadable)
-    one_line_error(run("solve", "lcs35-toy"), 2, "'/some/where': Permission denied")
+    one_line_error(run("solve", "lcs35-toy"), "'/some/where': Permission denied")

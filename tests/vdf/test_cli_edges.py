@@ -15,17 +15,12 @@ from modforge.cli.vdf import vdf
 from modforge.vdf import Group, Proof, run, verify
 from modforge.vdf.pietrzak import MAX_T as PIETRZAK_MAX_T
 
+from ..support import one_line_error
 from .helpers import oracle, rsa
 
 
 def invoke(*args):
     return CliRunner().invoke(vdf, [str(a) for a in args], catch_exceptions=False)
-
-
-def one_line_error(res, text: str) -> None:
-    assert res.exit_code == 2, res.output
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("modforge: error: ") and text in lines[0], res.stderr
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from modforge.vdf.parallel import ProofPool, fold, multiexp
 from modforge.vdf.plan import pietrzak_lengths
 from modforge.vdf.wesolowski import quotient_blocks
 
+from ..support import peak_python_memory
 from .helpers import oracle, rsa, seeded
 
 TS = [1, 2, 3, 4, 5, 7, 8, 16, 17, 31, 64, 100, 255, 256, 1000, 10**4 + 7]
@@ -174,19 +175,12 @@ def test_wesolowski_by_bit_ranges_holds_little_and_gives_the_same_pi(rsa512, mon
 
 def test_wesolowski_at_t_2_29_holds_a_bounded_quotient(rsa512) -> None:
     """t = 2^29 from trapdoor checkpoints: the blocks would be 64 MiB; by ranges the prover holds 32 MiB."""
-    import tracemalloc
-
     g = rsa512.group
     x = g.hash_to_group(b"2^29")
     t = 1 << 29
     plan = WesolowskiPlan(t, 1 << 19, 8)                     # 1024 checkpoints of 2^19 bits
     ev = evaluate_with_oracle(g, x, t, lambda p: rsa512.power(x, p), wesolowski=plan)
-    tracemalloc.start()
-    try:
-        proof = prove(ev, "wesolowski")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    proof, peak = peak_python_memory(lambda: prove(ev, "wesolowski"))
     assert verify(proof).valid
     assert peak < 48 << 20, f"peak {peak >> 20} MiB"
 

@@ -136,7 +136,9 @@ class ErrorExitGroup(click.Group):
         except (click.exceptions.Exit, click.exceptions.NoArgsIsHelpError):
             raise
         except click.UsageError as exc:
-            raise self._usage_error(exc, ctx.command_path) from None
+            # The subcommand whose arguments failed to parse (click sets no context for some such errors).
+            where = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
+            raise self._usage_error(exc, where) from None
         except KeyboardInterrupt:
             # A second Ctrl-C, or one outside a command that checkpoints: not a failed check.
             click.echo("modforge: interrupted", err=True)

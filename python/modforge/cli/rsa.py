@@ -48,6 +48,31 @@ def _salt(text: str | None) -> int | str | None:
             from None
 
 
+def _check_out(out_path: str, **inputs: str | None) -> None:
+    """--out writable, a regular file or new, and not one of the files the command reads (the key!)."""
+    from ..fileio import check_output_path, same_file
+
+    check_output_path(out_path, "out")
+    for name, path in inputs.items():
+        if path is not None and same_file(out_path, path):
+            raise ParameterError("out", f"is the same file as --{name}")
+
+
+def _private_key(key_path: str, password_file: str | None):
+    from ..rsa import read_private_key
+    from ..rsa.files import read_input
+
+    password = None
+    if password_file is not None:
+        password = read_input(password_file, "key_password_file", 1 << 16)
+        password = password[:-1] if password.endswith(b"\n") else password
+        password = password[:-1] if password.endswith(b"\r") else password
+    return read_private_key(key_path, password)
+
+
+KEY_PASSWORD_HELP = "File holding the password of an encrypted private key (its first line)."
+
+
 def _hash_label(scheme: str, hash_name: str | None) -> str | None:
     from ..rsa.encodings import hash_info
 
@@ -100,16 +125,17 @@ def _batch_progress(enabled: bool | None):
 @click.option("--salt-length", "salt_text", metavar="N|max", help="PSS salt bytes (default: the hash length).")
 @click.option("--backend", default="auto", show_default=True,
               help="Kernel of the private-key exponentiations: auto, python or native.")
+@click.option("--key-password-file", "password_file", type=click.Path(dir_okay=False), help=KEY_PASSWORD_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.argument("more", nargs=-1, type=click.Path(), metavar="[FILES]...")
 def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: str | None, out_dir: str | None,
              jobs: int | None, progress: bool | None, scheme: str, hash_name: str | None, salt_text: str | None,
-             backend: str, as_json: bool, more: tuple[str, ...]) -> None:
+             backend: str, password_file: str | None, as_json: bool, more: tuple[str, ...]) -> None:
     """Sign --in into --out, or every file of --batch (using every core)."""
-    from ..rsa import read_private_key, sign
+    from ..rsa import sign
     from ..rsa.encodings import os2ip
     from ..rsa.exp import backend_name
-    from ..rsa.files import read_input, write_output
+    from ..rsa.files import read_message, write_output
     from ..rsa.schemes import check_sign_options
 
     salt_length = _salt(salt_text)
@@ -120,12 +146,13 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
             raise ParameterError("batch", f"extra arguments {' '.join(more)!r} are batch inputs: give --batch first")
         if in_path is None or out_path is None:
             raise ParameterError("in", "give --in FILE and --out SIG, or --batch DIR|FILES")
-        if out_dir is not None or jobs is not None:
-            raise ParameterError("out_dir", "--out-dir and --jobs go with --batch")
+        if out_dir is not None or jobs is not None or progress is not None:
+            raise ParameterError("out_dir", "--out-dir, --jobs and --progress go with --batch")
+        _check_out(out_path, **{"in": in_path, "key": key_path})
     elif in_path is not None or out_path is not None:
         raise ParameterError("batch", "--batch replaces --in/--out (use --out-dir for the signatures)")
 
-    key = read_private_key(key_path)
+    key = _private_key(key_path, password_file)
     check_sign_options(key, scheme, hash_name, salt_length)
     used_backend = backend_name(backend)
     scheme_name = scheme.lower()
@@ -137,7 +164,7 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
                     as_json, head)
         return
 
-    message = read_input(in_path, "in")
+    message = read_message(in_path, scheme_name, hash_name)
     signature = sign(key, message, scheme_name, hash_name, salt_length=salt_length, backend=backend)
     write_output(out_path, signature, "out")
     if as_json:
@@ -203,14 +230,14 @@ def verify_cmd(key_path: str, in_path: str, sig_path: str, scheme: str, hash_nam
                salt_text: str | None, as_json: bool) -> None:
     """Check a signature: exit 0 if valid, 1 if not (with the reason)."""
     from ..rsa import check_signature, read_public_key
-    from ..rsa.files import read_input
+    from ..rsa.files import SMALL_INPUT_LIMIT, read_input, read_message
 
     salt_length = _salt(salt_text)
     if salt_length == "max":
         raise ParameterError("salt_length", "'max' is for sign; verify takes a byte count or 'auto'")
     key = read_public_key(key_path)
-    message = read_input(in_path, "in")
-    signature = read_input(sig_path, "sig")
+    message = read_message(in_path, scheme, hash_name)
+    signature = read_input(sig_path, "sig", SMALL_INPUT_LIMIT)
     reason = check_signature(key, message, signature, scheme, hash_name, salt_length=salt_length)
     scheme_name = scheme.lower()
     if as_json:
@@ -223,7 +250,8 @@ def verify_cmd(key_path: str, in_path: str, sig_path: str, scheme: str, hash_nam
 
 
 def _label(text: str | None) -> bytes:
-    return b"" if text is None else text.encode("utf-8")
+    # surrogateescape: argument bytes that are not UTF-8 are the label exactly as given.
+    return b"" if text is None else text.encode("utf-8", "surrogateescape")
 
 
 @rsa.command("encrypt")
@@ -240,10 +268,11 @@ def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_na
     """Encrypt --in into --out (raw: exactly k bytes below n; oaep: at most k - 2*hLen - 2 bytes)."""
     from ..rsa import encrypt, read_public_key
     from ..rsa.encodings import os2ip
-    from ..rsa.files import read_input, write_output
+    from ..rsa.files import SMALL_INPUT_LIMIT, read_input, write_output
 
+    _check_out(out_path, **{"in": in_path, "key": key_path})
     key = read_public_key(key_path)
-    message = read_input(in_path, "in")
+    message = read_input(in_path, "in", SMALL_INPUT_LIMIT)
     ciphertext = encrypt(key, message, scheme, hash_name, label=_label(label))
     write_output(out_path, ciphertext, "out")
     scheme_name = scheme.lower()
@@ -265,16 +294,18 @@ def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_na
 @click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
 @click.option("--backend", default="auto", show_default=True,
               help="Kernel of the private-key exponentiations: auto, python or native.")
+@click.option("--key-password-file", "password_file", type=click.Path(dir_okay=False), help=KEY_PASSWORD_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def decrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None, label: str | None,
-                backend: str, as_json: bool) -> None:
+                backend: str, password_file: str | None, as_json: bool) -> None:
     """Decrypt --in into --out; a failed OAEP decryption says only "decryption failed" (exit 1)."""
-    from ..rsa import decrypt, read_private_key
+    from ..rsa import decrypt
     from ..rsa.exp import backend_name
-    from ..rsa.files import read_input, write_output
+    from ..rsa.files import SMALL_INPUT_LIMIT, read_input, write_output
 
-    key = read_private_key(key_path)
-    ciphertext = read_input(in_path, "in")
+    _check_out(out_path, **{"in": in_path, "key": key_path})
+    key = _private_key(key_path, password_file)
+    ciphertext = read_input(in_path, "in", SMALL_INPUT_LIMIT)
     used_backend = backend_name(backend)
     plaintext = decrypt(key, ciphertext, scheme, hash_name, label=_label(label), backend=backend)
     write_output(out_path, plaintext, "out", mode=0o600)

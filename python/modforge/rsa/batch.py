@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 from ..arith.base import ParameterError
 from .errors import RSAError
 from .exp import DEFAULT_BLIND_BITS, resolve_backend
-from .files import read_input, write_output
+from .files import read_message, write_output
 from .keys import RSAPrivateKey
 from .schemes import SaltLength, check_sign_options, sign
 
@@ -86,6 +86,7 @@ def plan(inputs: Sequence[Path], out_dir: str | Path | None = None) -> list[Batc
             raise ParameterError("out_dir", f"{str(out_dir)!r} is not a directory")
     items: list[BatchItem] = []
     targets: dict[Path, Path] = {}
+    sources = {source.resolve(): source for source in inputs}
     for source in inputs:
         target = (out_dir / (source.name + SIG_SUFFIX)) if out_dir is not None else \
             source.with_name(source.name + SIG_SUFFIX)
@@ -93,6 +94,10 @@ def plan(inputs: Sequence[Path], out_dir: str | Path | None = None) -> list[Batc
         if resolved in targets:
             raise ParameterError("out_dir", f"{str(targets[resolved])!r} and {str(source)!r} would both write "
                                             f"{str(target)!r}")
+        if resolved in sources:
+            # Signing it would rewrite another input before (or after) it is read: a.sig among the inputs.
+            raise ParameterError("batch", f"{str(target)!r}, the signature of {str(source)!r}, is also an input; "
+                                          f"leave the .sig files out")
         targets[resolved] = source
         items.append(BatchItem(source, target))
     return items
@@ -110,12 +115,14 @@ def _init(key: RSAPrivateKey, options: dict) -> None:
 def _sign_one(source: Path, target: Path) -> tuple[bool, str | None, bool]:
     key, options = _WORKER["key"], _WORKER["options"]
     try:
-        message = read_input(source, "in")
+        message = read_message(source, options["scheme"], options["hash_name"])
         write_output(target, sign(key, message, **options), "out")
     except ParameterError as exc:
         return False, str(exc), False
     except RSAError as exc:
         return False, str(exc), True
+    except (OSError, MemoryError) as exc:      # one file's trouble does not stop the others
+        return False, f"{type(exc).__name__}: {exc}", False
     return True, None, False
 
 

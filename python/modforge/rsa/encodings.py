@@ -65,6 +65,10 @@ class HashInfo:
     def digest(self, data: bytes) -> bytes:
         return hashlib.new(self.name, data).digest()
 
+    def new(self):
+        """A running hash (``update`` / ``digest``), for inputs read in pieces."""
+        return hashlib.new(self.name)
+
     @property
     def digest_info_prefix(self) -> bytes:
         """DER of ``DigestInfo ::= SEQUENCE { SEQUENCE { oid, NULL }, OCTET STRING (hLen) }`` up to the digest."""
@@ -127,7 +131,12 @@ def _xor(a: bytes, b: bytes) -> bytes:
 
 def emsa_pkcs1_v15_encode(message: bytes, em_len: int, h: HashInfo) -> bytes:
     """EM = 0x00 || 0x01 || PS (0xff...) || 0x00 || DigestInfo(Hash(M)), |PS| >= 8 (RFC 8017 Sec. 9.2)."""
-    t = h.digest_info_prefix + h.digest(message)
+    return emsa_pkcs1_v15_encode_digest(h.digest(message), em_len, h)
+
+
+def emsa_pkcs1_v15_encode_digest(m_hash: bytes, em_len: int, h: HashInfo) -> bytes:
+    """:func:`emsa_pkcs1_v15_encode` from the message hash."""
+    t = h.digest_info_prefix + m_hash
     if em_len < len(t) + 11:
         raise ParameterError("hash", f"{h.name} PKCS#1 v1.5 needs a modulus of at least {len(t) + 11} bytes, "
                                      f"this key has {em_len}")

@@ -178,7 +178,16 @@ def prepared(key: "RSAPrivateKey", backend: str = "auto"):
     # inherit another's prepared key.
     held = cache.get(id(kernel))
     if held is None or held[0] is not kernel:
-        held = cache[id(kernel)] = (kernel, prepare(key.p, key.q, key.qinv, key.e))
+        try:
+            held = cache[id(kernel)] = (kernel, prepare(key.p, key.q, key.qinv, key.e))
+        except ParameterError as exc:
+            if exc.param not in ("p", "q"):
+                raise
+            # A key problem (a prime wider than the kernel takes, e.g. an unbalanced 4096-bit key), said
+            # as one; no silent fall back to the Python path, which is constant-time in structure only.
+            raise ParameterError("key", f"the {backend} kernel cannot use this key ({exc.param} "
+                                        f"{exc.problem}); --backend python can (constant-time in structure "
+                                        f"only, docs/rsa.md)") from None
     return held[1]
 
 

@@ -12,18 +12,38 @@ from ..arith.base import ParameterError
 from ..fileio import atomic_write
 
 
-def read_input(path: str | Path, name: str) -> bytes:
-    """The bytes of ``path``; ParameterError naming ``name`` when it cannot be read."""
+# Signatures, ciphertexts and raw blocks are one modulus long (at most 2 KiB): a larger file is not one,
+# and is refused before it is read into memory.
+SMALL_INPUT_LIMIT = 1 << 20
+
+
+def read_input(path: str | Path, name: str, limit: int | None = None) -> bytes:
+    """The bytes of ``path`` (at most ``limit``); ParameterError naming ``name`` when it cannot be read."""
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            data = fh.read() if limit is None else fh.read(limit + 1)
     except IsADirectoryError:
         raise ParameterError(name, f"{str(path)!r} is a directory") from None
     except OSError as exc:
         raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    if limit is not None and len(data) > limit:
+        raise ParameterError(name, f"{str(path)!r} is larger than {limit} bytes: not an RSA block")
+    return data
 
 
-def write_output(path: str | Path, data: bytes, name: str = "out", mode: int = 0o644) -> None:
-    """:func:`atomic_write`, with ParameterError naming ``name`` when the target cannot be written."""
+def read_message(path: str | Path, scheme: str, hash_name: str | None, name: str = "in"):
+    """What :func:`modforge.rsa.sign` / ``check_signature`` take for the file ``path``: its hash, read in
+    chunks, for the hashing schemes (any size, flat memory); its bytes for ``raw`` (one block)."""
+    from .schemes import digest_file
+
+    if scheme.lower() == "raw":
+        return read_input(path, name, SMALL_INPUT_LIMIT)
+    return digest_file(path, hash_name, name)
+
+
+def write_output(path: str | Path, data: bytes, name: str = "out", mode: int | None = None) -> None:
+    """:func:`atomic_write` (mode: the umask's default unless given), with ParameterError naming ``name``
+    when the target cannot be written."""
     try:
         atomic_write(path, data, mode)
     except OSError as exc:

@@ -145,6 +145,29 @@ def _is_pem(data: bytes) -> bool:
     return b"-----BEGIN " in data
 
 
+# id-RSASSA-PSS (1.2.840.113549.1.1.10) as DER: the AlgorithmIdentifier of a key restricted to PSS with
+# given parameters (hash, MGF, salt).  Those restrictions are not enforced here, so such keys are refused
+# rather than used against them (OpenSSL refuses pkcs1v15, OAEP and other PSS parameters with them).
+_RSASSA_PSS_OID = bytes.fromhex("06092a864886f70d01010a")
+
+
+def _reject_pss_restricted(data: bytes, pem: bool) -> None:
+    der = data
+    if pem:
+        import base64
+
+        lines = data.decode("ascii", "replace").splitlines()
+        body = [ln for ln in lines if ln and not ln.startswith("-----") and ":" not in ln]
+        try:
+            der = base64.b64decode("".join(body)[:96] + "==", validate=False)
+        except ValueError:
+            return
+    # The algorithm identifier opens both PrivateKeyInfo and SubjectPublicKeyInfo: within the first bytes.
+    if _RSASSA_PSS_OID in der[:40]:
+        raise ParameterError("key", "an RSA-PSS-restricted key (id-RSASSA-PSS): its hash, MGF and salt "
+                                    "restrictions are not enforced here; use an rsaEncryption key")
+
+
 def _describe(obj: Any) -> str:
     return type(obj).__name__.lstrip("_")
 
@@ -186,6 +209,7 @@ def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKe
 
     _require(isinstance(data, (bytes, bytearray)) and len(data) > 0, "empty key data")
     pem = _is_pem(data)
+    _reject_pss_restricted(bytes(data), pem)
     loader = serialization.load_pem_private_key if pem else serialization.load_der_private_key
     try:
         obj = loader(bytes(data), password=password)
@@ -214,6 +238,7 @@ def load_public_key(data: bytes) -> RSAPublicKey:
     pem = _is_pem(data)
     if pem and b"PRIVATE KEY-----" in data:
         return load_private_key(data).public
+    _reject_pss_restricted(data, pem)
     loader = serialization.load_pem_public_key if pem else serialization.load_der_public_key
     try:
         obj = loader(data)

@@ -71,6 +71,8 @@ def _checked_private(c: int, key: RSAPrivateKey, backend: str, blind_bits: int) 
 def private_op(key: RSAPrivateKey, x: int, *, backend: str = "auto", blind_bits: int = DEFAULT_BLIND_BITS,
                name: str = "input") -> int:
     """``x^d mod n`` by CRT, verified with ``e`` before release (FaultError otherwise)."""
+    if not isinstance(key, RSAPrivateKey):
+        raise ParameterError("key", f"a private key is needed, got {type(key).__name__}")
     _check_representative(name, x, key.n)
     y = _checked_private(x, key, backend, blind_bits)
     if y is None:

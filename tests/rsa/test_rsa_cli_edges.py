@@ -1,0 +1,184 @@
+"""``modforge rsa`` at its edges: outputs that are not plain new files, keys it must refuse or read with a
+password, large inputs hashed in pieces, batch inputs that are each other's outputs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa as crsa
+
+from modforge.arith.base import ParameterError
+from modforge.cli.rsa import rsa
+from modforge.rsa import Prehashed, decrypt, digest_file, load_private_key, sign, verify
+from modforge.rsa import batch as batch_module
+
+from ..support import one_line_error, peak_python_memory
+
+
+def run(*args):
+    return CliRunner().invoke(rsa, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def files(k1024, tmp_path):
+    key = tmp_path / "key.pem"
+    key.write_bytes(k1024.pem)
+    msg = tmp_path / "msg.txt"
+    msg.write_bytes(b"pay 100 to alice\n")
+    return key, msg, tmp_path
+
+
+def test_outputs_that_are_not_regular_files_are_refused(files) -> None:
+    key, msg, d = files
+    os.mkfifo(d / "fifo")
+    (d / "link").symlink_to(d / "elsewhere.sig")
+    one_line_error(run("sign", "--key", key, "--in", msg, "--out", d / "fifo", "--scheme", "pss"),
+                   "is not a regular file (a device or FIFO)")
+    one_line_error(run("sign", "--key", key, "--in", msg, "--out", d / "link", "--scheme", "pss"),
+                   "is a symbolic link")
+    assert (d / "link").is_symlink() and not (d / "elsewhere.sig").exists()
+
+
+def test_outputs_follow_the_umask(files) -> None:
+    key, msg, d = files
+    old = os.umask(0o077)
+    try:
+        assert run("sign", "--key", key, "--in", msg, "--out", d / "s", "--scheme", "pss").exit_code == 0
+    finally:
+        os.umask(old)
+    assert (d / "s").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_encrypted_key_reads_with_its_password_file(files, k1024) -> None:
+    key, msg, d = files
+    enc = d / "enc.pem"
+    enc.write_bytes(k1024.ck.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.BestAvailableEncryption(b"s3cret")))
+    one_line_error(run("sign", "--key", enc, "--in", msg, "--out", d / "s", "--scheme", "pss"),
+                   "key: the private key is encrypted")
+    (d / "pw").write_bytes(b"s3cret\n")
+    (d / "bad").write_bytes(b"wrong\n")
+    res = run("sign", "--key", enc, "--key-password-file", d / "bad", "--in", msg, "--out", d / "s",
+              "--scheme", "pss")
+    one_line_error(res, "wrong password")
+    res = run("sign", "--key", enc, "--key-password-file", d / "pw", "--in", msg, "--out", d / "s", "--scheme", "pss")
+    assert res.exit_code == 0, res.output
+    k1024.pub.verify((d / "s").read_bytes(), msg.read_bytes(),
+                     padding.PSS(padding.MGF1(hashes.SHA256()), 32), hashes.SHA256())
+
+
+def test_rsa_pss_restricted_keys_are_refused() -> None:
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key  # noqa: F401
+
+    # An id-RSASSA-PSS PKCS#8 key, as `openssl genpkey -algorithm RSA-PSS` writes it: the PrivateKeyInfo's
+    # AlgorithmIdentifier names the PSS OID.  Built from an ordinary key by swapping the OID.
+    ordinary = crsa.generate_private_key(65537, 1024).private_bytes(
+        serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    rsa_oid, pss_oid = bytes.fromhex("06092a864886f70d010101"), bytes.fromhex("06092a864886f70d01010a")
+    assert rsa_oid in ordinary[:40]
+    restricted = ordinary.replace(rsa_oid, pss_oid, 1)
+    with pytest.raises(ParameterError, match="RSA-PSS-restricted key"):
+        load_private_key(restricted)
+    load_private_key(ordinary)
+
+
+def test_a_prime_wider_than_the_native_kernel_is_a_key_error(files, tmp_path) -> None:
+    import gmpy2
+
+    from modforge.native import available
+
+    if not available():
+        pytest.skip("no native extension")
+    p = int(gmpy2.next_prime(1 << 2099))
+    q = int(gmpy2.next_prime(3 << 1994))
+    e = 65537
+    d = pow(e, -1, (p - 1) * (q - 1))
+    nums = crsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), crsa.RSAPublicNumbers(e, p * q))
+    key = tmp_path / "unbalanced.pem"
+    key.write_bytes(nums.private_key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                     serialization.NoEncryption()))
+    _, msg, _ = files
+    res = run("sign", "--key", key, "--in", msg, "--out", tmp_path / "s", "--scheme", "pkcs1v15")
+    one_line_error(res, "key: the auto kernel cannot use this key (p ")
+    assert "--backend python" in res.stderr
+    res = run("sign", "--key", key, "--in", msg, "--out", tmp_path / "s", "--scheme", "pkcs1v15", "--backend", "python")
+    assert res.exit_code == 0, res.output
+
+
+def test_large_inputs_are_hashed_in_pieces(files, k1024) -> None:
+    key, _, d = files
+    big = d / "big.bin"
+    with open(big, "wb") as fh:
+        for i in range(40):
+            fh.write(bytes([i]) * (1 << 20))
+    pre, peak = peak_python_memory(lambda: digest_file(big, "sha384"))
+    assert peak < 8 << 20 and pre == Prehashed("sha384", __import__("hashlib").sha384(big.read_bytes()).digest())
+    assert run("sign", "--key", key, "--in", big, "--out", d / "s", "--scheme", "pss", "--hash", "sha384").exit_code == 0
+    k1024.pub.verify((d / "s").read_bytes(), big.read_bytes(), padding.PSS(padding.MGF1(hashes.SHA384()), 48),
+                     hashes.SHA384())
+    assert run("verify", "--key", key, "--in", big, "--sig", d / "s", "--scheme", "pss", "--hash", "sha384").exit_code == 0
+
+
+def test_prehashed_messages_through_the_api(k1024) -> None:
+    from modforge.rsa import load_private_key as load
+
+    key = load(k1024.pem)
+    message = b"firmware image"
+    for scheme in ("pkcs1v15", "pss"):
+        pre = Prehashed("sha384", __import__("hashlib").sha384(message).digest())
+        sig = sign(key, pre, scheme, "sha384")
+        assert verify(key.public, message, sig, scheme, "sha384") and verify(key.public, pre, sig, scheme, "sha384")
+        with pytest.raises(ParameterError, match="a sha384 digest given for a sha256 signature"):
+            sign(key, pre, scheme, "sha256")
+    with pytest.raises(ParameterError, match="the raw scheme signs the message itself"):
+        sign(key, Prehashed("sha256", bytes(32)), "raw")
+
+
+def test_a_public_key_where_a_private_one_is_needed_is_a_key_error(k1024) -> None:
+    public = load_private_key(k1024.pem).public
+    with pytest.raises(ParameterError, match="key: a private key is needed, got RSAPublicKey"):
+        sign(public, b"m", "pss")
+    with pytest.raises(ParameterError, match="key: a private key is needed"):
+        decrypt(public, bytes(128), "oaep")
+
+
+def test_a_label_that_is_not_utf8_is_used_byte_for_byte(files, k1024) -> None:
+    key, msg, d = files
+    assert run("encrypt", "--key", key, "--in", msg, "--out", d / "c", "--scheme", "oaep",
+               "--label", "caf\udce9").exit_code == 0
+    plain = k1024.ck.decrypt((d / "c").read_bytes(), padding.OAEP(padding.MGF1(hashes.SHA256()), hashes.SHA256(),
+                                                                   b"caf\xe9"))
+    assert plain == msg.read_bytes()
+
+
+def test_batch_refuses_an_input_that_is_another_inputs_signature(files) -> None:
+    key, _, d = files
+    docs = d / "docs"
+    docs.mkdir()
+    (docs / "a").write_bytes(b"a")
+    (docs / "a.sig").write_bytes(b"old")
+    one_line_error(run("sign", "--key", key, "--batch", docs / "a.sig", docs / "a", "--scheme", "pss", "--jobs", 1),
+                   "the signature of")
+    assert (docs / "a.sig").read_bytes() == b"old"
+
+
+def test_a_batch_file_that_runs_out_of_memory_does_not_stop_the_others(files, monkeypatch) -> None:
+    key, _, d = files
+    docs = d / "docs"
+    docs.mkdir()
+    for name in ("a", "b", "c"):
+        (docs / name).write_bytes(name.encode())
+    real = batch_module.read_message
+
+    def picky(path, *args):
+        if path.name == "b":
+            raise MemoryError
+        return real(path, *args)
+
+    monkeypatch.setattr(batch_module, "read_message", picky)
+    res = run("sign", "--key", key, "--batch", docs, "--scheme", "pss", "--jobs", 1)
+    assert res.exit_code == 2 and "1 of 3 inputs failed" in res.stderr and "MemoryError" in res.stderr
+    assert (docs / "a.sig").exists() and (docs / "c.sig").exists() and not (docs / "b.sig").exists()
