@@ -520,6 +520,10 @@ class OzturkMontParams:
             require_positive("digits", self.digits)
         require_modulus(self.modulus, odd=True,
                         max_bits=None if self.digits is None else self.digits * self.word_bits)
+        if self.digits is not None and self.digits > self._smallest_k() + 8:
+            # Digits past what the modulus needs only widen the datapath (quadratically in DSPs).
+            raise ParameterError("digits", f"{self.digits} digits for a {self.modulus.bit_length()}-bit modulus "
+                                           f"(it needs {self._smallest_k()}); at most {self._smallest_k() + 8}")
         if self.digits is not None and self.feedback and not self.feedback_ok(self.digits):
             raise ParameterError(
                 "digits",

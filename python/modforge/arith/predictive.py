@@ -74,6 +74,14 @@ class PredictiveParams:
         require_positive("redundant_bits", self.redundant_bits)
         require_positive("extra_words", self.extra_words)
         require_positive("guard_words", self.guard_words)
+        needed = -(-self.design_bits // self.word_bits) + self.extra_words
+        if self.guard_words > max(3, needed - 1):
+            # W = max(needed, x + 1): more guard words than that silently widen the whole datapath.
+            raise ParameterError("guard_words", f"{self.guard_words} guard words would make W = "
+                                                f"{self.guard_words + 1} words for a {self.design_bits}-bit "
+                                                f"design that needs {needed}; at most {max(3, needed - 1)}")
+        if self.extra_words > 16:
+            raise ParameterError("extra_words", f"must be at most 16, got {self.extra_words}")
         self.rbr  # checks the carries fit
         if 4 * self.modulus >= self.radix:
             raise ParameterError("extra_words", "the Montgomery radix 2^(d*W) must exceed 4*modulus "

@@ -16,9 +16,16 @@ from ..arith.base import ParameterError
 from .main import EXIT_CHECK_FAILED, ErrorExitGroup, _parse_options, parse_int
 
 
+class HwGroup(ErrorExitGroup):
+    """Bad input exits 2; a tool, build or simulation that fails 1 (its reason on the first line)."""
+
+    def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
+        from ..hw.errors import HardwareError
+
+        return [*super().exit_codes(), (HardwareError, EXIT_CHECK_FAILED, "error: ")]
 
 
-@click.group(cls=ErrorExitGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HwGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def hw() -> None:
     """Generated RTL (Amaranth) for the seeds' squarers, verified with Verilator against the models."""
 
@@ -65,6 +72,20 @@ def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     return make_design(arch, bits=bits, modulus=modulus, options=options)
 
 
+def _check_out_dir(out_dir: str) -> None:
+    """-o DIR before the (minutes of) generation: a name, not a file, creatable or writable."""
+    import os
+
+    if not out_dir:
+        raise ParameterError("out", "empty path")
+    p = Path(out_dir)
+    if p.exists() and not p.is_dir():
+        raise ParameterError("out", f"{out_dir!r} is not a directory")
+    existing = next((q for q in (p, *p.parents) if q.exists()), Path("."))
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ParameterError("out", f"cannot create or write {out_dir!r} (in {str(existing)!r})")
+
+
 @hw.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def list_cmd(as_json: bool) -> None:
@@ -93,6 +114,7 @@ def gen_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     from ..hw.flow import generate, rtl_name, write_files
     from ..hw.scan import scan
 
+    _check_out_dir(out_dir)
     design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
     files = generate(design)
     write_files(files, Path(out_dir))
@@ -132,8 +154,13 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     """Build (cached) and run the self-checking Verilator simulation of ARCH; exit 1 on any mismatch."""
     from ..hw.flow import simulate
 
-    if vectors < 0 or chain < 0:
-        raise ParameterError("vectors", "--vectors and --chain must be non-negative")
+    for name, value in (("vectors", vectors), ("chain", chain)):
+        if value < 0:
+            raise ParameterError(name, f"must be non-negative, got {value}")
+    if keep_vectors is not None:
+        from ..fileio import check_output_path
+
+        check_output_path(keep_vectors, "keep-vectors")        # before the build, not after it
     design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
     doc = simulate(design, vectors=vectors, chain=chain, seed=seed,
                    keep_vectors=Path(keep_vectors) if keep_vectors else None)
@@ -177,6 +204,9 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
     from ..engine import ModRing
     from ..hw.flow import make_design, simulate
 
+    if t < 2:
+        # Cycles per squaring come from consecutive chained results: one squaring has none to compare.
+        raise ParameterError("t", f"must be at least 2, got {t}")
     if modulus_text.strip().lower() in ("vdf-alliance", "vdf_alliance"):
         from ..data import vdf_alliance_modulus
 
@@ -213,6 +243,9 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
                        f"{r['chain_cycles_per_op']:.4f} cycles/squaring, flags {r['flags'] or '-'}, "
                        f"native ({r['native_backend']}) agrees: {r['native_y_matches']}")
     if not ok:
+        bad = [r["arch"] for r in rows if r["mismatches"] or not r["native_y_matches"] or not r["matches_pow_and_model"]]
+        click.echo(f"modforge: error: {', '.join(bad)}: the chain disagrees with the model, pow() or the native "
+                   f"engine", err=True)
         sys.exit(EXIT_CHECK_FAILED)
 
 

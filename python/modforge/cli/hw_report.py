@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
+from ..hw.errors import HardwareError
 from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
 
 _LABELS = [("lut", "LUT"), ("ff", "FF (upper bound)"), ("dsp", "DSP"), ("carry", "carry cells"), ("muxf", "MUXF"),
@@ -120,7 +121,7 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
     except ParameterError as exc:
         _fail(str(exc))
         return
-    except RuntimeError as exc:
+    except HardwareError as exc:
         _fail(str(exc).splitlines()[0] if str(exc) else "synthesis failed", EXIT_CHECK_FAILED)
         return
     if as_json:
@@ -149,11 +150,18 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
 
     try:
         arch_list = [a for a in archs.replace(" ", "").split(",") if a]
+        if not arch_list:
+            raise ParameterError("archs", "is empty")
         bits = _int_list(bits_text, "bits")
         words = _int_list(word_text, "word_bits")
         points = grid(arch_list, bits, words)
         if jobs < 1:
             raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+        from ..hw.synth import yosys_version
+
+        if Path(out_dir).exists() and not Path(out_dir).is_dir():
+            raise ParameterError("out", f"{out_dir!r} is not a directory")
+        yosys_version()            # Yosys found and running, before any directory or work
     except ParameterError as exc:
         _fail(str(exc))
         return

@@ -26,9 +26,11 @@ class VdfGroup(ErrorExitGroup):
     """Bad input exits 2; untrustworthy resumable state 1; an interrupted evaluation 130 after its checkpoint."""
 
     def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
+        from ..hw.errors import HardwareError
         from ..timelock import SolveInterrupted, TimelockError
 
         return [*super().exit_codes(), (TimelockError, EXIT_CHECK_FAILED, "error: "),
+                (HardwareError, EXIT_CHECK_FAILED, "error: "),          # a sim:<design> backend failed
                 (SolveInterrupted, EXIT_INTERRUPTED, "")]
 
 

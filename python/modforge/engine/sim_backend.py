@@ -20,6 +20,7 @@ result of this RTL).  Options follow the design name: ``sim:ozturk,cycles=4,cloc
 
 from __future__ import annotations
 
+import math
 import subprocess
 import time
 import weakref
@@ -67,6 +68,9 @@ class SimBackend:
         self.name = f"sim:{design}"
         self.modulus = modulus
         self.clock_mhz = float(opts.pop("clock_mhz", STATED_CLOCK_MHZ[arch]))
+        if not math.isfinite(self.clock_mhz) or self.clock_mhz <= 0:
+            # Checked before the build and the squarings, not when the report divides by it.
+            raise ParameterError("clock_mhz", f"must be a positive number of MHz, got {self.clock_mhz}")
         self.clock_source = CLOCK_SOURCE[arch] if self.clock_mhz == STATED_CLOCK_MHZ[arch] else "given"
         bits = modulus.bit_length()
         self.design = make_design(arch, bits=bits if arch != "san-montgomery" else None, modulus=modulus, options=opts)
@@ -133,15 +137,22 @@ class SimBackend:
     def _chain(self, x: int, k: int) -> int:
         from ..hw.common import hex_digits, unpack_int
 
+        from ..hw.errors import HardwareError
+
         d = self.design
         proc = self._process()
         t0 = time.perf_counter()
-        proc.stdin.write(f"chain {k} {hex_digits(self._to_digits(x), d.digit_bits)}\n")
-        proc.stdin.flush()
-        line = proc.stdout.readline().split()
+        try:
+            proc.stdin.write(f"chain {k} {hex_digits(self._to_digits(x), d.digit_bits)}\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline().split()
+        except OSError as exc:              # the simulator died (a broken pipe)
+            line = [f"({exc.strerror or exc})"]
         self.sim_seconds += time.perf_counter() - t0
         if len(line) != 3 or line[0] == "error":
-            raise RuntimeError(f"the simulated {self.arch} design failed: {' '.join(line) or 'no answer'}")
+            code = proc.poll()
+            raise HardwareError(f"the simulated {self.arch} design failed: {' '.join(line) or 'no answer'}"
+                                + (f" (the simulator exited with {code})" if code is not None else ""))
         z = unpack_int(int(line[0], 16), d.digit_bits, getattr(d, "out_words", d.words))
         self.squarings += k
         self.cycles += int(line[1])

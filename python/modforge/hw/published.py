@@ -2,7 +2,7 @@
 
 Every row names its seed, table and tool.  These are *published* results (Vivado / Vivado HLS on
 Xilinx UltraScale+ parts); `modforge hw report` and `modforge hw explore` measure our RTL with
-Yosys, which is a different tool and a different kind of number (see docs/hardware-report.md).
+Yosys, which is a different tool and a different kind of number (see docs/hardware.md, "What Yosys estimates can and cannot say against Vivado").
 
 * Seed 000 (Jane Street blog, the VDF Alliance FPGA competition), its closing table: the two
   1024-bit squarers, area in KLUT and latency per squaring.

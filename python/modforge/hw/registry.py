@@ -40,14 +40,14 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         "Predictive redundant Montgomery squarer: one multi-mode array, 3 passes, boundary checks, fallback",
         "000 (Predictive Montgomery multiplier)", flags=True,
         defaults={"word_bits": 16, "redundant_bits": 1, "extra_words": 1, "guard_words": 3, "dsp_bits": 17},
-        options={"word_bits": "d (16)", "extra_words": "words above ceil(n/d) (1)", "guard_words": "x (3)",
-                 "dsp_bits": "DSP tile operand width (17)"}),
+        options={"word_bits": "d (16)", "redundant_bits": "r (1)", "extra_words": "words above ceil(n/d) (1)",
+                 "guard_words": "x (3; at most W - 1)", "dsp_bits": "DSP tile operand width (17)"}),
     "san-montgomery": ArchInfo(
         "san-montgomery", "modforge.hw.san",
         "San's low-latency Montgomery multiplier on Ozturk RBR products (Alg. 4/6), exact low carry",
         "002 (Alg. 4, 6, Tables I-II)", two_operands=True,
         defaults={"word_bits": 16, "digits": None, "cycles": 1, "dsp_bits": 17},
-        options={"word_bits": "d: 16, 32 or 64 (16)", "digits": "k (default: smallest with feedback)",
+        options={"word_bits": "d, at least 4 (16)", "digits": "k (default: smallest with feedback; at most 8 more)",
                  "cycles": "cycles per product, 1..layers (1)", "dsp_bits": "DSP tile operand width (17)"}),
 }
 

@@ -207,4 +207,8 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
             raise ParameterError(key, f"is not a parameter of {ARCH}; known: {', '.join(sorted(known))}")
     if bits is not None and modulus.bit_length() > bits:
         raise ParameterError("modulus", f"is {modulus.bit_length()} bits wide, wider than --bits {bits}")
+    if bits is not None and bits != modulus.bit_length():
+        # Its width is the modulus' (R = 2^(d k)); a wider --bits would otherwise be ignored silently.
+        raise ParameterError("bits", f"{ARCH} is as wide as its modulus ({modulus.bit_length()} bits), not "
+                                     f"{bits}; leave --bits out, or widen the datapath with --opt digits=K")
     return SanDesign(modulus=modulus, **options)

@@ -70,13 +70,28 @@ def strip_verilog(text: str) -> str:
     return "".join(out)
 
 
-def _widths(clean: str) -> dict[str, int]:
-    widths = {}
-    for line in clean.splitlines():
+_MODULE = re.compile(r"^\s*module\b")
+
+
+def _module_of_lines(lines: list[str]) -> list[int]:
+    """For every line, the index of the module it belongs to (a name's width is per module)."""
+    out, current = [], 0
+    for line in lines:
+        if _MODULE.match(line):
+            current += 1
+        out.append(current)
+    return out
+
+
+def _widths(clean: str) -> dict[int, dict[str, int]]:
+    """Declared widths per module index (see :func:`_module_of_lines`)."""
+    lines = clean.splitlines()
+    widths: dict[int, dict[str, int]] = {}
+    for line, module in zip(lines, _module_of_lines(lines)):
         m = _DECL.match(line)
         if m:
             hi, lo, name = m.group(1), m.group(2), m.group(3).strip()
-            widths[name] = abs(int(hi) - int(lo)) + 1 if hi is not None else 1
+            widths.setdefault(module, {})[name] = abs(int(hi) - int(lo)) + 1 if hi is not None else 1
     return widths
 
 
@@ -117,6 +132,7 @@ def scan(text: str, dsp_bits: int) -> list[Violation]:
     widths = _widths(clean)
     found: list[Violation] = []
     lines = clean.splitlines()
+    modules = _module_of_lines(lines)
     raw_lines = text.splitlines()
     for no, line in enumerate(lines, 1):
         raw = raw_lines[no - 1] if no - 1 < len(raw_lines) else line
@@ -134,7 +150,8 @@ def scan(text: str, dsp_bits: int) -> list[Violation]:
         if not m or "*" in m.group(2) or "*" in m.group(3):
             found.append(Violation(no, "multiplication the scan cannot parse (forbidden)", raw))
             continue
-        wa, wb = operand_width(m.group(2), widths), operand_width(m.group(3), widths)
+        scope = widths.get(modules[no - 1], {})
+        wa, wb = operand_width(m.group(2), scope), operand_width(m.group(3), scope)
         if wa is None or wb is None:
             found.append(Violation(no, "multiplication with an operand of unknown width", raw))
         elif wa > dsp_bits or wb > dsp_bits:

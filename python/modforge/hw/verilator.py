@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 from ..arith.base import ParameterError
+from .errors import HardwareError
 
 # The wheel's verilated.mk was configured with some compiler probes empty; the precompiled
 # header then fails to be included ("linker input file unused").  Give make what configure
@@ -79,7 +80,7 @@ def lint(rtl: list[Path], top: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def build(rtl: list[Path], harness: Path, top: str, obj_dir: Path, exe: str = "sim", jobs: int | None = None,
           opt: str = "-O1") -> Path:
-    """Verilate and compile; returns the executable.  Raises RuntimeError with the log on failure."""
+    """Verilate and compile; returns the executable.  Raises HardwareError with the log on failure."""
     if shutil.which("make") is None or shutil.which(os.environ.get("CXX", "g++")) is None:
         raise ParameterError("toolchain", "building a simulation needs make and a C++ compiler (g++)")
     jobs = jobs or max(1, min(2, os.cpu_count() or 1))
@@ -88,10 +89,10 @@ def build(rtl: list[Path], harness: Path, top: str, obj_dir: Path, exe: str = "s
            "-CFLAGS", opt, "-MAKEFLAGS", MAKE_FIXES, *[str(p) for p in rtl], str(harness)]
     res = subprocess.run(cmd, cwd=obj_dir.parent, env=environment(), capture_output=True, text=True)
     if res.returncode != 0:
-        raise RuntimeError(f"verilator build failed ({' '.join(cmd[:3])} ...):\n{res.stdout[-4000:]}\n{res.stderr[-4000:]}")
+        raise HardwareError(f"verilator build failed ({' '.join(cmd[:3])} ...):\n{res.stdout[-4000:]}\n{res.stderr[-4000:]}")
     out = obj_dir / exe
     if not out.exists():
-        raise RuntimeError(f"verilator build produced no {out}")
+        raise HardwareError(f"verilator build produced no {out}")
     return out
 
 

@@ -1,0 +1,119 @@
+"""The hardware flow at its edges: one design per parameter set, sizes refused before generation, tool
+failures said in one line, a scan that keeps each module's widths, outputs that leave no stale files."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+from click.testing import CliRunner
+
+from modforge.arith.base import ParameterError
+from modforge.cli.main import cli
+from modforge.hw.common import digest
+from modforge.hw.flow import MAX_DSP_TILES, make_design, regenerate_command, write_files
+from modforge.hw.scan import scan
+
+from ..support import one_line_error
+
+
+def run(*args, env: dict | None = None):
+    return CliRunner(env=env).invoke(cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("arch", ["ozturk", "predictive-montgomery"])
+def test_a_modulus_alone_is_the_design_of_its_width(arch: str) -> None:
+    alone = make_design(arch, modulus=1001)
+    explicit = make_design(arch, bits=10, modulus=1001)
+    assert digest(arch, alone) == digest(arch, explicit)
+    assert regenerate_command(alone) == regenerate_command(explicit)
+
+
+def test_san_refuses_a_width_other_than_its_modulus() -> None:
+    with pytest.raises(ParameterError, match="bits: san-montgomery is as wide as its modulus"):
+        make_design("san-montgomery", bits=64, modulus=0x10001)
+    assert make_design("san-montgomery", modulus=0x10001).design_bits == 17
+
+
+@pytest.mark.parametrize("arch, options, problem", [
+    ("predictive-montgomery", {"guard_words": 100}, "guard_words: 100 guard words would make W = 101"),
+    ("predictive-montgomery", {"extra_words": 17}, "extra_words: must be at most 16"),
+    ("san-montgomery", {"digits": 100}, "digits: 100 digits for a 64-bit modulus"),
+])
+def test_parameters_that_only_widen_the_datapath_are_refused(arch, options, problem) -> None:
+    with pytest.raises(ParameterError, match=problem):
+        make_design(arch, bits=64 if arch != "san-montgomery" else None,
+                    modulus=None if arch != "san-montgomery" else (1 << 64) - 59, options=options)
+
+
+def test_designs_past_any_fpga_are_refused_before_generation() -> None:
+    with pytest.raises(ParameterError, match=f"more than {MAX_DSP_TILES:,}"):
+        make_design("san-montgomery", modulus=(1 << 4096) - 1)
+    with pytest.raises(ParameterError, match="modulus: must be at least 3"):
+        make_design("ozturk", modulus=0)
+
+
+@pytest.mark.parametrize("clock", ["0", "-5", "nan", "inf"])
+def test_the_sim_clock_is_checked_before_anything_is_built(clock: str, tmp_path, monkeypatch) -> None:
+    from modforge.engine import ModRing
+    from modforge.hw import flow
+
+    monkeypatch.setattr(flow, "ensure_built", lambda *a, **k: pytest.fail("built before the check"))
+    with pytest.raises(ParameterError, match="clock_mhz: must be a positive number"):
+        ModRing((1 << 255) + 95, f"sim:ozturk,clock_mhz={clock}")
+
+
+def test_the_scan_keeps_each_modules_widths() -> None:
+    text = ("module a(x, y);\n  input [63:0] x;\n  output [127:0] y;\n  assign y = x * x;\nendmodule\n"
+            "module b(x, y);\n  input [15:0] x;\n  output [31:0] y;\n  assign y = x * x;\nendmodule\n")
+    found = scan(text, 17)
+    assert [v.line for v in found] == [4] and "64 x 64-bit" in found[0].what
+
+
+def test_a_new_generation_removes_the_files_the_old_manifest_listed(tmp_path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    write_files({"old.v": "x", "manifest.json": json.dumps({"files": [{"path": "old.v"}]})}, tmp_path)
+    write_files({"new.v": "y", "manifest.json": json.dumps({"files": [{"path": "new.v"}]})}, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json", "new.v", "notes.txt"]
+
+
+def test_cli_refusals_come_before_the_work(tmp_path) -> None:
+    one_line_error(run("hw", "gen", "ozturk", "--bits", 32, "-o", ""), "out: empty path")
+    (tmp_path / "f").write_text("")
+    one_line_error(run("hw", "gen", "ozturk", "--bits", 32, "-o", tmp_path / "f"), "is a file")
+    one_line_error(run("hw", "sim", "ozturk", "--bits", 32, "--chain", -1), "chain: must be non-negative")
+    one_line_error(run("hw", "sim", "ozturk", "--bits", 32, "--keep-vectors", tmp_path / "no" / "v.txt"),
+                   "keep-vectors: directory")
+    one_line_error(run("hw", "bench", "--t", 1), "t: must be at least 2")
+    one_line_error(run("hw", "explore", "--archs", "", "--out", tmp_path / "ex"), "archs: is empty")
+    assert not (tmp_path / "ex").exists()
+
+
+def test_a_yosys_failure_is_one_line_with_its_reason(tmp_path) -> None:
+    fake = tmp_path / "yosys.sh"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = -V ]; then echo 'Yosys 0.0 (fake)'; exit 0; fi\n"
+                    "echo 'ERROR: Out of memory in the fake Yosys' >&2; exit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    env = {"MODFORGE_YOSYS": str(fake), "MODFORGE_HW_CACHE": os.environ.get("MODFORGE_HW_CACHE", "")}
+    env = {k: v for k, v in env.items() if v}
+    res = run("hw", "report", "ozturk", "--bits", 32, env=env)
+    one_line_error(res, "yosys failed (exit 1) on xilinx: ERROR: Out of memory in the fake Yosys", code=1)
+    assert "full output in" in res.stderr
+    res = run("hw", "explore", "--archs", "ozturk", "--bits", 32, "--out", tmp_path / "ex",
+              env={"MODFORGE_YOSYS": str(tmp_path / "missing-yosys")})
+    one_line_error(res, "missing-yosys")
+    assert not (tmp_path / "ex").exists()
+
+
+def test_a_damaged_build_stamp_means_a_rebuild(tmp_path, monkeypatch) -> None:
+    from modforge.hw import flow
+
+    monkeypatch.setenv("MODFORGE_HW_CACHE", str(tmp_path))
+    design = make_design("ozturk", bits=16)
+    first = flow.ensure_built(design)
+    (first.directory / "build.json").write_text('{"rtl": "mf_oz')          # a write cut short
+    again = flow.ensure_built(design)
+    assert not again.cached and again.exe.exists()
+    assert flow.ensure_built(design).cached
