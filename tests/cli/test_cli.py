@@ -76,7 +76,7 @@ def test_modmul_human_output_shows_digits_and_cost() -> None:
     (("modmul", "--algo", "ozturk", "--bits", "1024", "--opt", "lut_bits=20", "3", "4"),
      "lut_bits: 69 tables of 2^20 entries of 1024 bits hold 8832 MiB"),
     (("modmul", "--algo", "barrett", "--bits", "99999999999999999999", "3", "4"), "bits: must be between 3 and 16384"),
-    (("modmul", "--algo", "barrett", "--modulus", hex((1 << 16385) - 1), "3", "4"), "modulus: must be between 3"),
+    (("modmul", "--algo", "barrett", "--modulus", hex((1 << 16385) - 1), "3", "4"), "modulus: is 16385 bits wide; the models take at most 16384"),
     (("algos", "--bits", "99999999999999999999"), "bits: must be between 3 and 16384"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message) -> None:

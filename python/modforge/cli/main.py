@@ -265,7 +265,9 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
         raise ParameterError("modulus", "give exactly one of --modulus N or --bits N")
     modulus = parse_int(modulus_text, "modulus") if modulus_text is not None else \
         deterministic_modulus(bits, seed, odd=True)
-    check_model_bits(modulus.bit_length(), "modulus")
+    if modulus.bit_length() > MAX_MODEL_BITS:
+        raise ParameterError("modulus", f"is {modulus.bit_length()} bits wide; the models take at most "
+                                        f"{MAX_MODEL_BITS}")
     a = parse_int(a_text, "a")
     b = parse_int(b_text, "b")
     options = _parse_options(opts)
