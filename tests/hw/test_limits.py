@@ -41,6 +41,7 @@ def test_san_refuses_a_width_other_than_its_modulus() -> None:
     ("predictive-montgomery", {"guard_words": 100}, "guard_words: 100 guard words would make W = 101"),
     ("predictive-montgomery", {"extra_words": 17}, "extra_words: must be at most 16"),
     ("san-montgomery", {"digits": 100}, "digits: 100 digits for a 64-bit modulus"),
+    ("predictive-montgomery", {"redundant_bits": 2}, "redundant_bits: digits of 16 \\+ 2 = 18 bits do not fit"),
 ])
 def test_parameters_that_only_widen_the_datapath_are_refused(arch, options, problem) -> None:
     with pytest.raises(ParameterError, match=problem):

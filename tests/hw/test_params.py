@@ -76,7 +76,7 @@ def test_unknown_options_and_bad_values_name_the_parameter() -> None:
         make_design("ozturk", bits=64, options={"lut": 6})
     with pytest.raises(ParameterError, match=r"^arch: unknown architecture 'booth'"):
         make_design("booth", bits=64)
-    with pytest.raises(ParameterError, match=r"^word_bits: digits of 33 bits do not fit"):
+    with pytest.raises(ParameterError, match=r"^word_bits: digits of 32 \+ 1 = 33 bits do not fit"):
         make_design("predictive-montgomery", bits=128, options={"word_bits": 32})
     with pytest.raises(ParameterError, match=r"^dsp_bits: must be between 2 and 64"):
         make_design("san-montgomery", bits=64, options={"dsp_bits": 1})

@@ -67,8 +67,11 @@ class PredictiveDesign:
         require_range("dsp_bits", self.dsp_bits, 2, 64)
         self.model_params
         if self.digit_bits > self.dsp_bits:
-            raise ParameterError("word_bits", f"digits of {self.digit_bits} bits do not fit the {self.dsp_bits}-bit "
-                                              "DSP tile; the multi-mode array uses one DSP per digit product")
+            # Name the parameter that pushed the digit past the tile: the redundant bits when they are not 1.
+            name = "redundant_bits" if self.redundant_bits > 1 else "word_bits"
+            raise ParameterError(name, f"digits of {self.word_bits} + {self.redundant_bits} = {self.digit_bits} bits "
+                                       f"do not fit the {self.dsp_bits}-bit DSP tile; the multi-mode array uses one "
+                                       f"DSP per digit product (a wider --dsp-bits, or fewer bits)")
 
     @cached_property
     def model_params(self) -> PredictiveParams:
