@@ -41,11 +41,14 @@ def _umask() -> int:
     return current
 
 
-def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> None:
+def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = None,
+                 exclusive: bool = False) -> None:
     """Replace ``path`` by ``data`` atomically and durably (see the module docstring).
 
     Text is written as UTF-8.  ``mode`` defaults to what a plain ``open`` would
-    give (0o666 less the umask); secrets pass 0o600.
+    give (0o666 less the umask); secrets pass 0o600.  With ``exclusive`` the file
+    must not exist: it is linked into place, which fails (FileExistsError) rather
+    than replace a file that appeared since the caller checked.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -60,7 +63,11 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        if exclusive:
+            os.link(tmp, path)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         try:
             os.unlink(tmp)

@@ -70,7 +70,7 @@ def test_modmul_human_output_shows_digits_and_cost() -> None:
     (("modmul", "--algo", "ozturk", "1", "2"), "modulus: give exactly one of --modulus N or --bits N"),
     (("modmul", "--algo", "ozturk", "--modulus", "101", "--opt", "lut_bits", "1", "2"), "opt: expected KEY=VALUE"),
     (("modmul", "--algo", "barrett", "--bits", "64", "--opt", "foo=1", "3", "4"),
-     "opt: 'foo' is not an option of barrett; its options: radix_bits, word_bits"),
+     "opt: 'foo' is not an option of barrett; its options: radix_bits, word_bits (docs/algorithms.md)"),
     (("modmul", "--algo", "montgomery-ozturk", "--bits", "64", "--opt", "feedback=maybe", "3", "4"),
      "feedback: must be true or false, got 'maybe'"),
     (("modmul", "--algo", "ozturk", "--bits", "1024", "--opt", "lut_bits=20", "3", "4"),
@@ -84,6 +84,15 @@ def test_bad_input_exits_2_with_one_line(args, message) -> None:
     assert res.exit_code == 2
     assert message in res.stderr
     assert res.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("algo, opt", [("karatsuba", "tile_chunks=5"), ("hybrid", "m20k_depth=1024"),
+                                       ("ozturk", "lut_bits=4")])
+def test_options_the_models_take_are_accepted(algo: str, opt: str) -> None:
+    """Every option a model's parameters take, documented in docs/algorithms.md or not in `algos`."""
+    res = CliRunner().invoke(cli, ["modmul", "--algo", algo, "--bits", "256", "--opt", opt, "3", "5", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["oracle_agrees"]
 
 
 @pytest.mark.parametrize("algo, switch", [("dec-mpu", "carry_save"), ("montgomery-ozturk", "feedback")])

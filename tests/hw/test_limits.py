@@ -4,7 +4,6 @@ failures said in one line, a scan that keeps each module's widths, outputs that 
 from __future__ import annotations
 
 import json
-import os
 import stat
 
 import pytest
@@ -80,6 +79,16 @@ def test_a_new_generation_removes_the_files_the_old_manifest_listed(tmp_path) ->
     assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json", "new.v", "notes.txt"]
 
 
+@pytest.mark.parametrize("manifest", [b'{"files": [{"path": ["a list"]}, {"path": "../x.v"}]}', b"\xff\xfe not utf-8",
+                                      b'{"files": 3}'])
+def test_a_damaged_manifest_of_an_earlier_generation_is_ignored(tmp_path, manifest: bytes) -> None:
+    (tmp_path / "manifest.json").write_bytes(manifest)
+    (tmp_path.parent / "x.v").write_text("outside: never touched")
+    write_files({"new.v": "y", "manifest.json": "{}"}, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json", "new.v"]
+    assert (tmp_path.parent / "x.v").exists()
+
+
 def test_cli_refusals_come_before_the_work(tmp_path) -> None:
     one_line_error(run("hw", "gen", "ozturk", "--bits", 32, "-o", ""), "out: empty path")
     (tmp_path / "f").write_text("")
@@ -97,8 +106,7 @@ def test_a_yosys_failure_is_one_line_with_its_reason(tmp_path) -> None:
     fake.write_text("#!/bin/sh\nif [ \"$1\" = -V ]; then echo 'Yosys 0.0 (fake)'; exit 0; fi\n"
                     "echo 'ERROR: Out of memory in the fake Yosys' >&2; exit 1\n")
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    env = {"MODFORGE_YOSYS": str(fake), "MODFORGE_HW_CACHE": os.environ.get("MODFORGE_HW_CACHE", "")}
-    env = {k: v for k, v in env.items() if v}
+    env = {"MODFORGE_YOSYS": str(fake), "MODFORGE_HW_CACHE": str(tmp_path / "cache")}    # the kept log goes here
     res = run("hw", "report", "ozturk", "--bits", 32, env=env)
     one_line_error(res, "yosys failed (exit 1) on xilinx: ERROR: Out of memory in the fake Yosys", code=1)
     assert "full output in" in res.stderr

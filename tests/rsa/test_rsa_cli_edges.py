@@ -66,13 +66,17 @@ def test_an_encrypted_key_reads_with_its_password_file(files, k1024) -> None:
     one_line_error(res, "wrong password")
     res = run("sign", "--key", enc, "--key-password-file", d / "pw", "--in", msg, "--out", d / "s", "--scheme", "pss")
     assert res.exit_code == 0, res.output
+    (d / "pw2").write_bytes(b"s3cret\r\nsecond line, not part of it\n")          # the first line only
+    assert run("sign", "--key", enc, "--key-password-file", d / "pw2", "--in", msg, "--out", d / "s2",
+               "--scheme", "pss").exit_code == 0
+    one_line_error(run("sign", "--key", enc, "--key-password-file", d / "pw", "--in", msg, "--out", d / "pw",
+                       "--scheme", "pss"), "out: is the same file as --key-password-file")
+    assert (d / "pw").read_bytes() == b"s3cret\n"
     k1024.pub.verify((d / "s").read_bytes(), msg.read_bytes(),
                      padding.PSS(padding.MGF1(hashes.SHA256()), 32), hashes.SHA256())
 
 
 def test_rsa_pss_restricted_keys_are_refused() -> None:
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key  # noqa: F401
-
     # An id-RSASSA-PSS PKCS#8 key, as `openssl genpkey -algorithm RSA-PSS` writes it: the PrivateKeyInfo's
     # AlgorithmIdentifier names the PSS OID.  Built from an ordinary key by swapping the OID.
     ordinary = crsa.generate_private_key(65537, 1024).private_bytes(
@@ -83,6 +87,13 @@ def test_rsa_pss_restricted_keys_are_refused() -> None:
     with pytest.raises(ParameterError, match="RSA-PSS-restricted key"):
         load_private_key(restricted)
     load_private_key(ordinary)
+    # As PEM, also with text around the block (as `openssl pkcs12` writes "Bag Attributes" lines).
+    import base64
+
+    body = base64.encodebytes(restricted).decode()
+    pem = f"Bag Attributes\n    localKeyID: 01 02\n-----BEGIN PRIVATE KEY-----\n{body}-----END PRIVATE KEY-----\n"
+    with pytest.raises(ParameterError, match="RSA-PSS-restricted key"):
+        load_private_key(pem.encode())
 
 
 def test_a_prime_wider_than_the_native_kernel_is_a_key_error(files, tmp_path) -> None:
@@ -135,6 +146,8 @@ def test_prehashed_messages_through_the_api(k1024) -> None:
             sign(key, pre, scheme, "sha256")
     with pytest.raises(ParameterError, match="the raw scheme signs the message itself"):
         sign(key, Prehashed("sha256", bytes(32)), "raw")
+    with pytest.raises(ParameterError, match="the raw scheme signs the message itself"):
+        verify(key.public, Prehashed("sha256", bytes(32)), bytes(key.size), "raw")
 
 
 def test_a_public_key_where_a_private_one_is_needed_is_a_key_error(k1024) -> None:

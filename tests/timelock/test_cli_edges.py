@@ -51,13 +51,36 @@ def test_create_checks_every_path_before_generating_a_key(tmp_path, option) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 
+def test_a_puzzle_that_appears_during_create_is_not_replaced(tmp_path, monkeypatch) -> None:
+    """The existence check comes before key generation; the write itself is exclusive too."""
+    real = create_module.calibrate
+
+    def calibrate_while_another_writes(*args, **kwargs):
+        (tmp_path / "p.json").write_text("another create got here first")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(create_module, "calibrate", calibrate_while_another_writes)
+    res = run("create", "--bits", 256, "--t", 50, "--message", "m", "--out", tmp_path / "p.json")
+    one_line_error(res, "File exists")
+    assert (tmp_path / "p.json").read_text() == "another create got here first"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.json"]          # no temporary file left
+
+
+def test_solve_output_may_not_be_the_trapdoor(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, bits=256, t=50)
+    trap = made.trapdoor_path
+    before = trap.read_bytes()
+    one_line_error(run("solve", made.path, "--trapdoor", trap, "--output", trap), "must not be the trapdoor file")
+    assert trap.read_bytes() == before
+
+
 def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, monkeypatch) -> None:
     real = create_module.atomic_write
 
-    def failing(path, data, mode=None):
+    def failing(path, data, mode=None, **kw):
         if str(path).endswith("p.json"):
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        return real(path, data, mode)
+        return real(path, data, mode, **kw)
 
     monkeypatch.setattr(create_module, "atomic_write", failing)
     res = run("create", "--bits", 256, "--t", 50, "--message", "m", "--out", tmp_path / "p.json",

@@ -114,11 +114,12 @@ def test_prove_checks_its_arguments(n: int, tmp_path) -> None:
     (lambda d: d["values"].__setitem__("\u00b2", d["values"]["0"]), "is not a position"),
     (lambda d: d["values"].__setitem__("\u0665", d["values"]["0"]), "is not a position"),
     (lambda d: d["values"].__setitem__("007", d["values"]["0"]), "is not a position"),
-    (lambda d: d.__setitem__("wesolowski", {"kappa": 2 ** 70}), "must be a JSON integer from 1 to t"),
+    (lambda d: d.__setitem__("wesolowski", {"kappa": 2 ** 70}), "must be a JSON integer from 1 to 2^64 - 1"),
     (lambda d: d.__setitem__("wesolowski", {"kappa": 1}), "names 777 checkpoints; the file holds"),
     (lambda d: d.__setitem__("wesolowski", {"kappa": 8, "extra": 1}), "unexpected field 'wesolowski.extra'"),
     (lambda d: d.__setitem__("pietrzak", {"depth": 11}), "from 0 to 10 (the rounds of t = 777)"),
-    (lambda d: d.__setitem__("pietrzak", {"depth": 10}), "names 1023 values; the file holds"),
+    (lambda d: d.update(t=1 << 40, wesolowski=None, pietrzak={"depth": 40}),
+     "names up to 1099511627775 values; the file holds"),
     (lambda d: d.__setitem__("pietrzak", {}), "missing field 'pietrzak.depth'"),
 ])
 def test_a_checkpoints_file_whose_plans_do_not_fit_it_is_refused(n: int, tmp_path, edit, reason) -> None:
@@ -142,6 +143,25 @@ def test_hash_input_that_is_not_utf8_is_hashed_byte_for_byte(n: int) -> None:
     res = invoke("eval", "--modulus", n, "--x", "hash:caf\udce9", "--t", 10, "--json")
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["x"] == hex(Group(n).hash_to_group(b"caf\xe9"))
+
+
+@pytest.mark.parametrize("t", [5, 10, 64, 1000])
+def test_every_plan_the_evaluation_writes_reads_back(n: int, t: int, tmp_path) -> None:
+    """Deep Pietrzak plans store fewer than 2^depth - 1 values (positions coincide) and kappa may exceed t:
+    files modforge writes must read back, whatever the plan."""
+    from modforge.engine import ModRing
+    from modforge.vdf import PietrzakPlan, WesolowskiPlan, evaluate, read_checkpoints, write_checkpoints
+    from modforge.vdf.plan import pietrzak_rounds
+
+    g = Group(n)
+    ring = ModRing(n, "gmp")
+    for depth in range(pietrzak_rounds(t) + 1):
+        for kappa in (1, 7, t, 2 * t):
+            ev = evaluate(g, 5, t, ring, wesolowski=WesolowskiPlan(t, kappa, 4), pietrzak=PietrzakPlan(t, depth))
+            path = tmp_path / f"ck-{depth}-{kappa}.json"
+            write_checkpoints(path, ev)
+            back = read_checkpoints(path)
+            assert back.values == ev.values and back.pietrzak.depth == depth and back.wesolowski.kappa == kappa
 
 
 def test_proof_objects_round_trip_through_the_strict_reader(proof_doc) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from typing import Any
 
@@ -271,11 +272,16 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
     a = parse_int(a_text, "a")
     b = parse_int(b_text, "b")
     options = _parse_options(opts)
-    unknown = sorted(set(options) - set(info.options))
-    if unknown:
+    try:
+        model = info.build(modulus, **options)
+    except TypeError as exc:
+        # The parameter classes name what they do not take; say it as bad input, with the documented options.
+        m = re.search(r"unexpected keyword argument '(\w+)'", str(exc))
+        if m is None:
+            raise
         known = ", ".join(info.options) or "none"
-        raise ParameterError("opt", f"{unknown[0]!r} is not an option of {info.name}; its options: {known}")
-    model = info.build(modulus, **options)
+        raise ParameterError("opt", f"{m.group(1)!r} is not an option of {info.name}; its options: {known} "
+                                    f"(docs/algorithms.md)") from None
     outcome = model.modmul(a, b)
     expected = a * b % modulus
     ok = outcome.result == expected

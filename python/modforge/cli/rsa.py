@@ -64,9 +64,8 @@ def _private_key(key_path: str, password_file: str | None):
 
     password = None
     if password_file is not None:
-        password = read_input(password_file, "key_password_file", 1 << 16)
-        password = password[:-1] if password.endswith(b"\n") else password
-        password = password[:-1] if password.endswith(b"\r") else password
+        # Its first line, without the line end (as `openssl -passin file:F` reads it).
+        password = read_input(password_file, "key_password_file", 1 << 16).split(b"\n", 1)[0].rstrip(b"\r")
     return read_private_key(key_path, password)
 
 
@@ -148,7 +147,7 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
             raise ParameterError("in", "give --in FILE and --out SIG, or --batch DIR|FILES")
         if out_dir is not None or jobs is not None or progress is not None:
             raise ParameterError("out_dir", "--out-dir, --jobs and --progress go with --batch")
-        _check_out(out_path, **{"in": in_path, "key": key_path})
+        _check_out(out_path, **{"in": in_path, "key": key_path, "key-password-file": password_file})
     elif in_path is not None or out_path is not None:
         raise ParameterError("batch", "--batch replaces --in/--out (use --out-dir for the signatures)")
 
@@ -303,7 +302,7 @@ def decrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_na
     from ..rsa.exp import backend_name
     from ..rsa.files import SMALL_INPUT_LIMIT, read_input, write_output
 
-    _check_out(out_path, **{"in": in_path, "key": key_path})
+    _check_out(out_path, **{"in": in_path, "key": key_path, "key-password-file": password_file})
     key = _private_key(key_path, password_file)
     ciphertext = read_input(in_path, "in", SMALL_INPUT_LIMIT)
     used_backend = backend_name(backend)

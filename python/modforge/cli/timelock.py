@@ -164,6 +164,8 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
         check_output_path(output_path, "output")
         if isinstance(puzzle, PuzzleFile) and puzzle.path is not None and same_file(output_path, puzzle.path):
             raise ParameterError("output", "must not be the puzzle file itself")
+        if trapdoor_path is not None and same_file(output_path, trapdoor_path):
+            raise ParameterError("output", "must not be the trapdoor file (the primes would be lost)")
     if trapdoor_path is not None:
         if not isinstance(puzzle, PuzzleFile):
             raise ParameterError("trapdoor", "only modforge puzzle files have a trapdoor file")

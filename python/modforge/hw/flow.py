@@ -139,11 +139,13 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
     if old_manifest.is_file():
         try:
             old = [f["path"] for f in json.loads(old_manifest.read_text()).get("files", [])]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):    # ValueError: bad UTF-8 or JSON
             old = []
         for name in old:
+            if not isinstance(name, str) or name in files or Path(name).name != name:
+                continue                  # only plain file names of this directory that this generation drops
             stale = out_dir / name
-            if name not in files and Path(name).name == name and stale.is_file():
+            if stale.is_file():
                 stale.unlink()
     paths = []
     for name, text in files.items():
@@ -245,7 +247,7 @@ def ensure_built(design: Any, opt: str = "-O0", jobs: int | None = None) -> Buil
                 exe = d / "obj" / "sim"
                 if exe.exists():
                     return Build(d, exe, d / info["rtl"], True, info["times"], info.get("lint", ""))
-            except (json.JSONDecodeError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError):     # ValueError: bad UTF-8 or JSON
                 pass                     # a damaged stamp: build again
 
         if d.exists():

@@ -27,7 +27,7 @@ def read_input(path: str | Path, name: str, limit: int | None = None) -> bytes:
     except OSError as exc:
         raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     if limit is not None and len(data) > limit:
-        raise ParameterError(name, f"{str(path)!r} is larger than {limit} bytes: not an RSA block")
+        raise ParameterError(name, f"{str(path)!r} is larger than the {limit} bytes this input may have")
     return data
 
 

@@ -151,21 +151,37 @@ def _is_pem(data: bytes) -> bool:
 _RSASSA_PSS_OID = bytes.fromhex("06092a864886f70d01010a")
 
 
-def _reject_pss_restricted(data: bytes, pem: bool) -> None:
-    der = data
-    if pem:
-        import base64
+def _pem_bodies(data: bytes) -> list[bytes]:
+    """The DER of every PEM block in ``data`` (only the lines between its BEGIN and END lines; header lines
+    such as ``Proc-Type:`` skipped), whatever text surrounds the blocks."""
+    import base64
 
-        lines = data.decode("ascii", "replace").splitlines()
-        body = [ln for ln in lines if ln and not ln.startswith("-----") and ":" not in ln]
-        try:
-            der = base64.b64decode("".join(body)[:96] + "==", validate=False)
-        except ValueError:
-            return
-    # The algorithm identifier opens both PrivateKeyInfo and SubjectPublicKeyInfo: within the first bytes.
-    if _RSASSA_PSS_OID in der[:40]:
-        raise ParameterError("key", "an RSA-PSS-restricted key (id-RSASSA-PSS): its hash, MGF and salt "
-                                    "restrictions are not enforced here; use an rsaEncryption key")
+    out, body, inside = [], [], False
+    for line in data.decode("ascii", "replace").splitlines():
+        line = line.strip()
+        if line.startswith("-----BEGIN "):
+            inside, body = True, []
+        elif line.startswith("-----END "):
+            if inside:
+                try:
+                    out.append(base64.b64decode("".join(body), validate=False))
+                except ValueError:
+                    pass
+            inside = False
+        elif inside and line and ":" not in line:
+            body.append(line)
+    return out
+
+
+def _reject_pss_restricted(data: bytes, pem: bool) -> None:
+    """Refuse a key whose algorithm identifier is id-RSASSA-PSS.  It is read from the file: ``cryptography``
+    loads such keys as plain RSA keys and drops the marker.  An *encrypted* PKCS#8 file hides it until
+    decrypted, so an encrypted RSA-PSS key is not recognised (docs/rsa.md)."""
+    for der in (_pem_bodies(data) if pem else [data]):
+        # The algorithm identifier opens both PrivateKeyInfo and SubjectPublicKeyInfo: within the first bytes.
+        if _RSASSA_PSS_OID in der[:40]:
+            raise ParameterError("key", "an RSA-PSS-restricted key (id-RSASSA-PSS): its hash, MGF and salt "
+                                        "restrictions are not enforced here; use an rsaEncryption key")
 
 
 def _describe(obj: Any) -> str:

@@ -202,6 +202,8 @@ def check_signature(key: RSAPublicKey | RSAPrivateKey, message: bytes, signature
     if scheme != "pss" and salt_length is not None:
         raise ParameterError("salt_length", f"only the pss scheme has a salt, not {scheme}")
     if scheme == "raw":
+        if isinstance(message, Prehashed):
+            raise ParameterError("message", "the raw scheme signs the message itself, not a hash")
         _raw_block("message", message, key)
     elif scheme == "pkcs1v15":
         emsa_pkcs1_v15_encode_digest(bytes(h.digest_size), k, h)        # the key is large enough for the hash

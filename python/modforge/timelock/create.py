@@ -145,10 +145,11 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
         doc = trapdoor_document(puzzle, p, q)
         doc["created"] = created
         trapdoor_new = not trapdoor_path.exists()
-        atomic_write(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
+        atomic_write(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600, exclusive=not overwrite)
     del p, q, phi
     try:
-        atomic_write(out, puzzle.to_json())
+        # Without overwrite, a file that appeared since the check is not replaced either.
+        atomic_write(out, puzzle.to_json(), exclusive=not overwrite)
     except BaseException:
         if trapdoor_new:
             try:

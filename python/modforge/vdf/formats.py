@@ -42,6 +42,7 @@ MAX_PROOF_FILE_BYTES = 16 << 20
 
 _HEX = re.compile(r"[0-9a-f]*")
 _POSITION = re.compile(r"0|[1-9][0-9]{0,19}")
+PLAN_BUILD_LIMIT = 1 << 22      # subset sums a Pietrzak plan read from a file may list whatever the file holds
 STATEMENT_FIELDS = ("modulus", "bits", "x", "t", "y")
 PROOF_FIELDS = ("format", "version", "type", *STATEMENT_FIELDS, "proof")
 
@@ -272,18 +273,18 @@ def _evaluation_from_document(doc: Any) -> Evaluation:
         group.check(name, value, square=name == "y")
     values_doc = doc["values"]
     _require_object(values_doc, "field 'values'")
-    # The plans name positions the file must hold, so their sizes are bounded by the file's own: a plan
-    # that names more positions than there are values (kappa = 1 or depth = 40 at t = 2^40) is refused
-    # before it is built, not after it has filled the memory.
+    # A plan is built before its positions are looked up, and its size is bounded by the file's own: a plan
+    # far larger than the values it could find (kappa = 1 or depth = 40 at t = 2^40) is refused before it
+    # fills the memory.  Missing positions of a plan that fits are reported later, by require_positions.
     stored = len(values_doc)
     wes = pie = None
     if doc["wesolowski"] is not None:
         _require_object(doc["wesolowski"], "field 'wesolowski'")
         _check_fields(doc["wesolowski"], ("kappa",), "wesolowski.")
         kappa = doc["wesolowski"]["kappa"]
-        if not _is_json_int(kappa) or not 1 <= kappa <= t:
-            raise Reject(f"field 'wesolowski.kappa' must be a JSON integer from 1 to t = {t}")
-        if -(-t // kappa) > stored:
+        if not _is_json_int(kappa) or not 1 <= kappa <= MAX_T:
+            raise Reject("field 'wesolowski.kappa' must be a JSON integer from 1 to 2^64 - 1")
+        if -(-t // kappa) > stored:          # its checkpoints are distinct positions: all must be there
             raise Reject(f"field 'wesolowski.kappa' = {kappa} names {-(-t // kappa)} checkpoints; the file holds "
                          f"{stored} values")
         wes = WesolowskiPlan(t, kappa, best_window(t, kappa, 1, CostModel()))
@@ -294,8 +295,9 @@ def _evaluation_from_document(doc: Any) -> Evaluation:
         rounds = len(pietrzak_lengths(t))
         if not _is_json_int(depth) or not 0 <= depth <= rounds:
             raise Reject(f"field 'pietrzak.depth' must be a JSON integer from 0 to {rounds} (the rounds of t = {t})")
-        if (1 << depth) - 1 > stored:
-            raise Reject(f"field 'pietrzak.depth' = {depth} names {(1 << depth) - 1} values; the file holds "
+        # Building the plan lists 2^depth subset sums; positions coincide for small t, so the bound is loose.
+        if 1 << depth > max(PLAN_BUILD_LIMIT, 2 * stored + 2):
+            raise Reject(f"field 'pietrzak.depth' = {depth} names up to {(1 << depth) - 1} values; the file holds "
                          f"{stored}")
         pie = PietrzakPlan(t, depth)
     values: dict[int, int] = {}
