@@ -64,8 +64,16 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
             fh.flush()
             os.fsync(fh.fileno())
         if exclusive:
-            os.link(tmp, path)
-            os.unlink(tmp)
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise
+            except OSError:
+                # A file system without hard links: an O_EXCL placeholder claims the name, the rename fills it.
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+                os.replace(tmp, path)
+            else:
+                os.unlink(tmp)
         else:
             os.replace(tmp, path)
     except BaseException:
