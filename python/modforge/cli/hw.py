@@ -42,8 +42,9 @@ def design_options(f):
     f = click.option("--dsp-bits", type=int, help="DSP tile operand width [default: 17].")(f)
     f = click.option("--word-bits", type=int, help="Digit weight d [default: 16].")(f)
     f = click.option("--cycles", type=int, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")(f)
-    f = click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex) [default: a reproducible "
-                                                       "modulus of --bits bits; 'vdf-alliance' for 1024].")(f)
+    f = click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex), or 'vdf-alliance' (the "
+                                                       "1024-bit competition modulus) [default: a reproducible "
+                                                       "modulus of --bits bits].")(f)
     f = click.option("--bits", type=int, help="Design width in bits.")(f)
     f = click.argument("arch", metavar="ARCH")(f)
     return f

@@ -89,8 +89,8 @@ def _print_report(doc: dict[str, Any]) -> None:
 @click.command("report")
 @click.argument("arch", metavar="ARCH")
 @click.option("--bits", type=int, help="Design width in bits.")
-@click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex) [default: a reproducible modulus of "
-                                                "--bits bits; 'vdf-alliance' for 1024].")
+@click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex), or 'vdf-alliance' (the 1024-bit "
+                                                "competition modulus) [default: a reproducible modulus of --bits bits].")
 @click.option("--cycles", type=int, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")
 @click.option("--word-bits", type=int, help="Digit weight d [default: 16].")
 @click.option("--dsp-bits", type=int, help="DSP tile operand width [default: 17].")

@@ -185,7 +185,7 @@ def prepared(key: "RSAPrivateKey", backend: str = "auto"):
                 raise
             # A key problem (a prime wider than the kernel takes, e.g. an unbalanced 4096-bit key), said
             # as one; no silent fall back to the Python path, which is constant-time in structure only.
-            raise ParameterError("key", f"the {backend} kernel cannot use this key ({exc.param} "
+            raise ParameterError("key", f"the {backend} kernel cannot use this key ({exc.param}: "
                                         f"{exc.problem}); --backend python can (constant-time in structure "
                                         f"only, docs/rsa.md)") from None
     return held[1]
