@@ -139,8 +139,8 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
 @click.option("--word-bits", "word_text", default="16,32", show_default=True, help="Comma-separated word sizes d.")
 @click.option("--target", type=click.Choice(["xilinx", "intel"]), default="xilinx", show_default=True)
 @click.option("--jobs", type=int, default=2, show_default=True, help="Worker processes (one point each).")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
-              help="Directory for explore.csv, explore.json and pareto.png.")
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Directory for explore.csv, explore.json and pareto.png (-o, as for hw gen).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")
 def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: int, out_dir: str,
                 as_json: bool) -> None:
