@@ -211,3 +211,12 @@ def test_an_os_error_is_bad_input_named_in_one_line(tmp_path, monkeypatch) -> No
 
     monkeypatch.setattr(timelock_pkg, "solve", unreadable)
     one_line_error(run("solve", "lcs35-toy"), "'/some/where': Permission denied")
+
+
+def test_the_payload_can_go_to_stdout_alone(tmp_path) -> None:
+    made, _, _ = make_puzzle(tmp_path, bits=256, t=50, payload=b"\x00binary\xffpayload")
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", "-")
+    assert res.exit_code == 0, res.output
+    assert res.stdout_bytes == b"\x00binary\xffpayload"               # nothing else on stdout
+    assert "message" in res.stderr and "w " in res.stderr
+    one_line_error(run("solve", made.path, "--output", "-", "--json"), "does not go with --json")

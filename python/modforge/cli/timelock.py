@@ -9,6 +9,7 @@ Ctrl-C/SIGTERM after writing a checkpoint.  JSON output writes big integers as
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -141,7 +142,8 @@ def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
 @click.option("--restart", is_flag=True, help="Move this puzzle's checkpoints aside and start from step 0.")
 @click.option("--trapdoor", "trapdoor_path", type=click.Path(dir_okay=False),
               help="Open a modforge puzzle at once with its trapdoor file instead of squaring.")
-@click.option("--output", "output_path", type=click.Path(dir_okay=False), help="Also write the payload bytes here.")
+@click.option("--output", "output_path", type=click.Path(dir_okay=False),
+              help="Also write the payload bytes here; '-' writes them to stdout (the summary then goes to stderr).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (w, message, statistics).")
 def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, backend: str, progress_mode: str,
           stop_after_text: str | None, restart: bool, trapdoor_path: str | None, output_path: str | None,
@@ -159,7 +161,10 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
     puzzle = resolve_puzzle(puzzle_spec)
     interval = parse_duration(interval_text, "checkpoint-interval")
     stop_after = parse_int(stop_after_text, "stop-after") if stop_after_text is not None else None
-    if output_path is not None:
+    to_stdout = output_path == "-"
+    if to_stdout and as_json:
+        raise ParameterError("output", "'-' (the payload on stdout) does not go with --json (the JSON is there)")
+    if output_path is not None and not to_stdout:
         # Checked now, not after hours of squaring.
         check_output_path(output_path, "output")
         if isinstance(puzzle, PuzzleFile) and puzzle.path is not None and same_file(output_path, puzzle.path):
@@ -194,28 +199,32 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
     kind = shown = None
     if result.payload is not None:
         kind, shown = render_message(result.payload)
-        if output_path is not None:
+        if to_stdout:
+            sys.stdout.buffer.write(result.payload)
+            sys.stdout.buffer.flush()
+        elif output_path is not None:
             from ..fileio import atomic_write
 
             atomic_write(Path(output_path), result.payload)
     if as_json:
         _dump(_result_doc(result, kind, shown))
         return
+    echo = functools.partial(click.echo, err=to_stdout)       # stdout carries the payload bytes alone
     task = result.task
-    click.echo(f"puzzle    {result.label} (n: {task.bits} bits, x = {_num(task.x)}, t = {task.t})")
+    echo(f"puzzle    {result.label} (n: {task.bits} bits, x = {_num(task.x)}, t = {task.t})")
     if not result.finished:
         eta = (task.t - result.step) / result.rate if result.rate > 0 else None
-        click.echo(f"stopped   at step {result.step} of {task.t} ({100 * result.step / task.t:.4g}%); "
-                   f"about {format_duration(eta)} to go at {format_count(result.rate)} squarings/s")
+        echo(f"stopped   at step {result.step} of {task.t} ({100 * result.step / task.t:.4g}%); "
+             f"about {format_duration(eta)} to go at {format_count(result.rate)} squarings/s")
         if result.last_checkpoint:
-            click.echo(f"checkpoint {result.last_checkpoint}")
+            echo(f"checkpoint {result.last_checkpoint}")
         return
-    click.echo(f"w         {_num(result.w)}")
-    click.echo(f"message   {shown}" + ("  (hex: not printable text)" if kind == "hex" else ""))
+    echo(f"w         {_num(result.w)}")
+    echo(f"message   {shown}" + ("  (hex: not printable text)" if kind == "hex" else ""))
     if result.squarings:
-        click.echo(f"work      {result.squarings} squarings in {format_duration(result.seconds)} "
-                   f"({format_count(result.rate)}/s, {result.backend}); error check overhead "
-                   f"{100 * result.check_overhead:.2f}%, {result.faults_detected} fault(s) detected")
+        echo(f"work      {result.squarings} squarings in {format_duration(result.seconds)} "
+             f"({format_count(result.rate)}/s, {result.backend}); error check overhead "
+             f"{100 * result.check_overhead:.2f}%, {result.faults_detected} fault(s) detected")
 
 
 @timelock.command()
