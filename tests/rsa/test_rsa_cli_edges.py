@@ -3,6 +3,7 @@ password, large inputs hashed in pieces, batch inputs that are each other's outp
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import pytest
@@ -126,7 +127,7 @@ def test_large_inputs_are_hashed_in_pieces(files, k1024) -> None:
         for i in range(40):
             fh.write(bytes([i]) * (1 << 20))
     pre, peak = peak_python_memory(lambda: digest_file(big, "sha384"))
-    assert peak < 8 << 20 and pre == Prehashed("sha384", __import__("hashlib").sha384(big.read_bytes()).digest())
+    assert peak < 8 << 20 and pre == Prehashed("sha384", hashlib.sha384(big.read_bytes()).digest())
     assert run("sign", "--key", key, "--in", big, "--out", d / "s", "--scheme", "pss", "--hash", "sha384").exit_code == 0
     k1024.pub.verify((d / "s").read_bytes(), big.read_bytes(), padding.PSS(padding.MGF1(hashes.SHA384()), 48),
                      hashes.SHA384())
@@ -139,7 +140,7 @@ def test_prehashed_messages_through_the_api(k1024) -> None:
     key = load(k1024.pem)
     message = b"firmware image"
     for scheme in ("pkcs1v15", "pss"):
-        pre = Prehashed("sha384", __import__("hashlib").sha384(message).digest())
+        pre = Prehashed("sha384", hashlib.sha384(message).digest())
         sig = sign(key, pre, scheme, "sha384")
         assert verify(key.public, message, sig, scheme, "sha384") and verify(key.public, pre, sig, scheme, "sha384")
         with pytest.raises(ParameterError, match="a sha384 digest given for a sha256 signature"):

@@ -214,8 +214,7 @@ def algos(as_json: bool, bits: int) -> None:
     from ..arith.registry import all_algorithms
     from ..data import vdf_alliance_modulus
 
-    check_model_bits(bits)
-    modulus = vdf_alliance_modulus() if bits == 1024 else deterministic_modulus(bits)
+    modulus = vdf_alliance_modulus() if bits == 1024 else deterministic_modulus(bits)   # which checks the width
     rows = []
     for info in all_algorithms():
         model = info.build(modulus)

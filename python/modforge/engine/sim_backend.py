@@ -29,6 +29,7 @@ from typing import Any
 import gmpy2
 
 from ..arith.base import ParameterError, value_of
+from ..hw.errors import HardwareError
 
 # Published clocks (seed 000's table and text, seed 002 Table III), used only to project time.
 STATED_CLOCK_MHZ = {"ozturk": 158.6, "predictive-montgomery": 65.0, "san-montgomery": 25.0}
@@ -136,8 +137,6 @@ class SimBackend:
 
     def _chain(self, x: int, k: int) -> int:
         from ..hw.common import hex_digits, unpack_int
-
-        from ..hw.errors import HardwareError
 
         d = self.design
         proc = self._process()

@@ -17,15 +17,20 @@ from ..fileio import atomic_write
 SMALL_INPUT_LIMIT = 1 << 20
 
 
+def unreadable(exc: OSError, path: str | Path, name: str) -> ParameterError:
+    """The ParameterError naming ``name`` for an input file that could not be read."""
+    if isinstance(exc, IsADirectoryError):
+        return ParameterError(name, f"{str(path)!r} is a directory")
+    return ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}")
+
+
 def read_input(path: str | Path, name: str, limit: int | None = None) -> bytes:
     """The bytes of ``path`` (at most ``limit``); ParameterError naming ``name`` when it cannot be read."""
     try:
         with open(path, "rb") as fh:
             data = fh.read() if limit is None else fh.read(limit + 1)
-    except IsADirectoryError:
-        raise ParameterError(name, f"{str(path)!r} is a directory") from None
     except OSError as exc:
-        raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        raise unreadable(exc, path, name) from None
     if limit is not None and len(data) > limit:
         raise ParameterError(name, f"{str(path)!r} is larger than the {limit} bytes this input may have")
     return data

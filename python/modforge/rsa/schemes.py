@@ -35,6 +35,7 @@ from ..arith.base import ParameterError
 from .encodings import (HashInfo, check_oaep_size, eme_oaep_decode, eme_oaep_encode, emsa_pkcs1_v15_encode_digest,
                         emsa_pss_encode, emsa_pss_verify, hash_info, i2osp, os2ip, pss_max_salt_length)
 from .exp import DEFAULT_BLIND_BITS
+from .files import unreadable
 from .keys import RSAPrivateKey, RSAPublicKey
 from .primitives import rsadp, rsaep, rsasp1, rsavp1
 
@@ -62,10 +63,8 @@ def digest_file(path: str | Path, hash_name: str | None, name: str = "in") -> Pr
         with open(path, "rb") as fh:
             while chunk := fh.read(READ_CHUNK):
                 state.update(chunk)
-    except IsADirectoryError:
-        raise ParameterError(name, f"{str(path)!r} is a directory") from None
     except OSError as exc:
-        raise ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+        raise unreadable(exc, path, name) from None
     return Prehashed(h.name, state.digest())
 
 

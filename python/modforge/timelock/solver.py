@@ -208,10 +208,11 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
                 raise _with_result(TimelockError(
                     f"no usable checkpoint: all {len(rejected)} checkpoint file(s) of this puzzle in "
                     f"{store.directory} are corrupted; rerun with --restart to start over from step 0"), result)
-            if ckpt is None and store.quarantined():
+            quarantined = store.quarantined() if ckpt is None else []
+            if quarantined:
                 # The corrupted files were moved aside by an earlier run: still no silent start from 0.
                 raise _with_result(TimelockError(
-                    f"no usable checkpoint: {len(store.quarantined())} checkpoint file(s) of this puzzle in "
+                    f"no usable checkpoint: {len(quarantined)} checkpoint file(s) of this puzzle in "
                     f"{store.directory} were found corrupted earlier (*.corrupt); rerun with --restart to start "
                     f"over from step 0"), result)
             hooks.resume(ckpt)
