@@ -165,7 +165,7 @@ def test_wesolowski_by_bit_ranges_holds_little_and_gives_the_same_pi(rsa512, mon
     ev = evaluate(g, x, t, ring, wesolowski=plan)
     calls = []
     real = wes.quotient_ranges
-    monkeypatch.setattr(wes, "quotient_ranges", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(wes, "quotient_ranges", lambda *a, **k: calls.append(a) or real(*a, **k))
     with ProofPool(ring, workers=workers) as pool:
         pi = wes.prove(ev, pool, CostModel(), budget_bits=plan.checkpoints * width)
     l = challenge_prime(g, x, ev.y, t)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, NoReturn
 
 import click
 
@@ -194,6 +195,12 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
                 f"again)") if resume is not None else ""
         click.echo(f"modforge: error: {exc}{hint}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
+    except KeyboardInterrupt:
+        # After a resumable evaluation (during it, the solver turns Ctrl-C into SolveInterrupted): the
+        # evaluation and the proof's progress are on disk.
+        if resume is None:
+            raise
+        _interrupted(f"the evaluation and the proof's progress are kept in {resume.directory}")
     ev = result.evaluation
     # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
     done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
@@ -229,20 +236,32 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         click.echo(f"resumable    {ch['directory']}: from step {ch['start_step']}, error check "
                    f"{100 * ch['check_overhead']:.2f}% of the squaring time, {ch['faults_detected']} fault(s) "
                    f"detected")
+        if ch.get("proof_resumed_at") is not None:
+            click.echo(f"             the proof went on from its saved progress (the ranges above bit "
+                       f"{ch['proof_resumed_at']} were done)")
     rep = result.backend_report
     if "cycles_per_squaring" in rep:
         click.echo(f"hardware     {rep['cycles_per_squaring']} cycles/squaring on the simulated design; "
                    f"{rep['projected_ns_per_squaring']} ns/squaring and {rep['projected_seconds']:.6f} s projected "
                    f"at {rep['clock_mhz']} MHz ({rep['clock_source']})")
     if result.proof is not None:
+        # Against the evaluation only when this run did all of it (a resumed one may have done none).
+        whole = not result.chain or result.chain["start_step"] == 0
+        share = f" ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)" if whole else ""
         click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s on {1 + result.workers} "
-                   f"core(s) ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)")
+                   f"core(s){share}")
         if out_path:
             click.echo(f"written      {out_path}")
         else:
             click.echo("note         use --out FILE to save the proof, or --json to print it")
     if checkpoints_path:
         click.echo(f"checkpoints  {checkpoints_path}")
+
+
+def _interrupted(kept: str) -> NoReturn:
+    """Exit 130 after Ctrl-C outside the squaring loop, saying what was kept."""
+    click.echo(f"modforge: interrupted; {kept} (rerun the same command to go on)", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _check_outputs(**paths: str | None) -> None:
@@ -292,10 +311,21 @@ def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bo
 @click.option("--backend", default="auto", show_default=True, help="Engine backend.")
 @click.option("--workers", type=int, default=None, help="Helper processes [default: auto].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), help="Write the proof file here.")
+@click.option("--resume-dir", type=click.Path(file_okay=False),
+              help="Keep a Wesolowski proof's progress here: after Ctrl-C, kill or power loss, rerun the same "
+                   "command to go on [default: ~/.cache/modforge/vdf when T >= 2^28].")
+@click.option("--no-resume", is_flag=True, help="Keep no progress on disk, however large T is.")
+@click.option("--restart", is_flag=True, help="Discard this proof's saved progress and start from the top.")
+@click.option("--checkpoint-interval", "interval_text", default="5s", show_default=True,
+              help="Seconds between saves of the proof's progress (e.g. 5s, 1m).")
 @click.option("--json", "as_json", is_flag=True, help="Print the proof document.")
 def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int | None, out_path: str | None,
-              as_json: bool) -> None:
-    """Compute a proof from stored checkpoints (no second evaluation)."""
+              resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str, as_json: bool) -> None:
+    """Compute a proof from stored checkpoints (no second evaluation).
+
+    A long Wesolowski proof (T >= 2^28, or with --resume-dir) saves its progress every few seconds;
+    the same command run again goes on from there.
+    """
     import time
 
     from ..engine import ModRing
@@ -320,22 +350,87 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
     ring = ModRing(ev.group.modulus, backend=backend)
     if workers is None:
         workers = default_workers(ev.group, ev.t, proof_type, DEFAULT_MEMORY_BYTES, CostModel())
-    start = time.perf_counter()
-    try:
-        proof = prove(ev, proof_type, ring=ring, workers=workers)
-    except (ProofFailed, WorkerError) as exc:
-        click.echo(f"modforge: error: {exc}", err=True)
-        sys.exit(EXIT_CHECK_FAILED)
-    seconds = time.perf_counter() - start
-    if out_path:
-        write_proof(out_path, proof)
+    directory = _prove_resume_dir(ev.t, proof_type, resume_dir, no_resume, restart)
+    with _proof_progress(directory, ev, interval_text) as progress:
+        if progress is not None and restart:
+            progress.clear()
+        start = time.perf_counter()
+        try:
+            proof = prove(ev, proof_type, ring=ring, workers=workers, progress=progress)
+        except (ProofFailed, WorkerError) as exc:
+            click.echo(f"modforge: error: {exc}", err=True)
+            sys.exit(EXIT_CHECK_FAILED)
+        except KeyboardInterrupt:
+            if progress is None:
+                raise
+            _interrupted(f"the proof's progress is kept in {progress.path}")
+        seconds = time.perf_counter() - start
+        if out_path:
+            write_proof(out_path, proof)
     if as_json:
         click.echo(proof.to_json(), nl=False)
         return
     click.echo(f"proof        {proof_type}, {seconds:.3f} s on {1 + workers} process(es)")
+    if progress is not None and progress.resumed_at is not None:
+        click.echo(f"resumed      from {progress.path} (the ranges above bit {progress.resumed_at} were done)")
     click.echo(f"y            {hex(proof.y)}")
     if out_path:
         click.echo(f"written      {out_path}")
+
+
+def _prove_resume_dir(t: int, proof_type: str, resume_dir: str | None, no_resume: bool, restart: bool):
+    """The directory for a resumable ``vdf prove``, or None."""
+    from pathlib import Path
+
+    from ..vdf.resume import cache_dir
+
+    if no_resume:
+        for name, given in (("resume-dir", resume_dir is not None), ("restart", restart)):
+            if given:
+                raise ParameterError(name, "does not go with --no-resume")
+        return None
+    if proof_type != "wesolowski":
+        for name, given in (("resume-dir", resume_dir is not None), ("restart", restart)):
+            if given:
+                raise ParameterError(name, "applies to Wesolowski proofs only (a Pietrzak proof from "
+                                           "checkpoints is seconds of work)")
+        return None
+    if resume_dir is None and not restart and t < RESUME_MIN_T:
+        return None
+    return Path(resume_dir) if resume_dir is not None else cache_dir()
+
+
+@contextmanager
+def _proof_progress(directory, ev, interval_text: str):
+    """A ProofProgress for ``vdf prove`` in ``directory`` (None: yields None), held under a lock."""
+    if directory is None:
+        yield None
+        return
+    from ..fileio import exclusive_lock, remove_stale_temps
+    from ..timelock.durations import parse_duration
+    from ..timelock.progress import make_reporter
+    from ..vdf.proof_progress import ProofProgress, statement_key
+
+    interval = parse_duration(interval_text, "checkpoint-interval")
+    plan = ev.wesolowski
+    key = statement_key(ev.group.modulus, ev.x, ev.t, ev.y, plan.kappa, plan.checkpoints)
+    stem = f"vdf-prove-{key[:16]}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ParameterError("resume-dir", f"cannot create {str(directory)!r}: {exc.strerror or exc}") from None
+    lock_path = directory / f"{stem}.lock"
+    reporter = make_reporter("auto", interval)        # a bar on a terminal
+    with exclusive_lock(lock_path, "resume-dir", f"another process is computing this proof in {str(directory)!r}"):
+        remove_stale_temps(directory, stem)
+        progress = ProofProgress(directory / f"{stem}.json", key, ev.group.modulus, interval=interval,
+                                 notify=lambda kind, text: click.echo(f"modforge: {text}", err=True),
+                                 on_range=lambda done, total: reporter.proof(done=done, total=total))
+        try:
+            yield progress
+        finally:
+            reporter.finish()
+        lock_path.unlink(missing_ok=True)      # finished (an exception skips this and keeps the lock file)
 
 
 # ------------------------------------------------------------------------------------------------ verify

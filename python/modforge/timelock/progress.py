@@ -31,6 +31,9 @@ class Reporter:
         if kind in WARNING_KINDS:
             print(f"modforge: {text}", file=self._out(), flush=True)
 
+    def proof(self, *, done: int, total: int) -> None:
+        """A long proof after the squaring (``vdf``): ``done`` of ``total`` units (bits per block)."""
+
     def finish(self) -> None:
         pass
 
@@ -58,6 +61,12 @@ class PlainReporter(Reporter):
 
     def event(self, kind: str, text: str, **fields: Any) -> None:
         self._line(kind, **fields, msg=repr(text))
+
+    def proof(self, *, done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._last >= self.period or done >= total:
+            self._last = now
+            self._line("proof", done=done, total=total)
 
 
 class RichReporter(Reporter):
@@ -110,6 +119,20 @@ class RichReporter(Reporter):
             self.console.print(f"[yellow]modforge: {escape(text)}[/yellow]", highlight=False)
         elif kind in ("resume", "done", "state"):
             self.console.print(escape(text), highlight=False)
+
+    def proof(self, *, done: int, total: int) -> None:
+        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+        if self._progress is None:      # the squaring's bar has finished: a bar of its own
+            self._progress = Progress(TextColumn("[bold]proof"), BarColumn(), TaskProgressColumn(),
+                                      TextColumn("ETA"), TimeRemainingColumn(), console=self.console,
+                                      transient=False, refresh_per_second=4)
+            self._progress.start()
+            self._task = self._progress.add_task("proof", total=total, completed=done)
+            self._latest = None
+        self._progress.update(self._task, completed=done, total=total)
+        if done >= total:
+            self.finish()
 
     def finish(self) -> None:
         if self._progress is not None:

@@ -19,6 +19,7 @@ from .plan import (DEFAULT_MEMORY_BYTES, CostModel, PietrzakPlan, WesolowskiPlan
                    plan_pietrzak, plan_wesolowski)
 
 if TYPE_CHECKING:
+    from .proof_progress import ProofProgress
     from .resume import ResumeOptions
 
 PARALLEL_MIN_COST = 1 << 17     # squarings of proof work below which a helper process costs more than it saves
@@ -88,8 +89,13 @@ def _proof_pool(ring: ModRing, proof_type: str | None, workers: int) -> ProofPoo
 
 def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = None, pool: ProofPool | None = None,
           workers: int = 0, cost: CostModel | None = None, direct: Callable[[int, int], int] | None = None,
-          check: bool = True) -> Proof:
-    """A proof of the evaluation's statement from its stored values; verified before it is returned."""
+          check: bool = True, progress: ProofProgress | None = None) -> Proof:
+    """A proof of the evaluation's statement from its stored values; verified before it is returned.
+
+    ``progress`` makes a long Wesolowski proof resumable (:mod:`modforge.vdf.proof_progress`): its state
+    is saved as it goes and picked up by the next call.  A proof that went on from saved state and then
+    fails to verify is computed once more from the top, and the saved state is deleted either way once
+    the proof verifies."""
     check_proof_type(proof_type)
     if proof_type == "pietrzak" and pietrzak.t_problem(evaluation.t):
         raise ParameterError("t", pietrzak.t_problem(evaluation.t))
@@ -98,23 +104,36 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     if pool is None:
         ring = ring or ModRing(evaluation.group.modulus)
         pool = _proof_pool(ring, proof_type, workers)
+    if proof_type != "wesolowski":
+        progress = None
     try:
-        if proof_type == "wesolowski":
-            pi = wesolowski.prove(evaluation, pool, cost)
-            proof = Proof("wesolowski", evaluation.group.modulus, evaluation.x, evaluation.t, evaluation.y, pi=pi)
-        else:
-            mus = pietrzak.prove(evaluation, pool, direct=direct)
-            proof = Proof("pietrzak", evaluation.group.modulus, evaluation.x, evaluation.t, evaluation.y,
-                          mu=tuple(mus))
+        proof = _compute(evaluation, proof_type, pool, cost, direct, progress)
+        verdict = verify(proof, backend=pool.ring.backend) if check else Verdict(True, "")
+        if not verdict.valid and progress is not None and progress.resumed_at is not None:
+            progress.notify("rejected", f"the proof resumed from {progress.path} does not verify "
+                                        f"({verdict.reason}); computing it again from the top")
+            progress.clear()
+            proof = _compute(evaluation, proof_type, pool, cost, direct, progress)
+            verdict = verify(proof, backend=pool.ring.backend)
     finally:
         if own_pool:
             pool.close()
-    if check:
-        verdict = verify(proof, backend=pool.ring.backend)
-        if not verdict.valid:
-            raise ProofFailed(f"the computed {proof_type} proof does not verify ({verdict.reason}); "
-                              "the stored values are corrupt or an arithmetic step failed")
+    if not verdict.valid:
+        raise ProofFailed(f"the computed {proof_type} proof does not verify ({verdict.reason}); "
+                          "the stored values are corrupt or an arithmetic step failed")
+    if progress is not None:
+        progress.clear()
     return proof
+
+
+def _compute(evaluation: Evaluation, proof_type: str, pool: ProofPool, cost: CostModel,
+             direct: Callable[[int, int], int] | None, progress: ProofProgress | None) -> Proof:
+    ev = evaluation
+    if proof_type == "wesolowski":
+        pi = wesolowski.prove(ev, pool, cost, progress=progress)
+        return Proof("wesolowski", ev.group.modulus, ev.x, ev.t, ev.y, pi=pi)
+    mus = pietrzak.prove(ev, pool, direct=direct)
+    return Proof("pietrzak", ev.group.modulus, ev.x, ev.t, ev.y, mu=tuple(mus))
 
 
 def make_plans(group: Group, t: int, proof_types: Iterable[str], *, memory: int = DEFAULT_MEMORY_BYTES,
@@ -231,7 +250,10 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
             proof = None
             start = time.perf_counter()
             if proof_type is not None:
-                proof = prove(ev, proof_type, pool=pool, cost=cost)
+                progress = session.proof_progress(resume) if session is not None else None
+                proof = prove(ev, proof_type, pool=pool, cost=cost, progress=progress)
+                if progress is not None:
+                    chain["proof_resumed_at"] = progress.resumed_at
             proof_seconds, cpu2 = time.perf_counter() - start, time.process_time()
         finally:
             pool.close()

@@ -13,7 +13,8 @@ journal to the newest good checkpoint and goes on from there.
 Files in the session directory (``vdf-eval-<session id, 16 hex>``; formats in
 docs/vdf.md): ``.plan.json`` (the statement and the plans, written once,
 atomically), ``.values`` (fixed-size records: position, value, check digest),
-the checkpoints ``vdf-eval-<task id>-<step>.json`` and a lock file.  The
+the checkpoints ``vdf-eval-<task id>-<step>.json``, a lock file and, while a long
+Wesolowski proof runs, its progress ``.proof.json`` (:mod:`modforge.vdf.proof_progress`).  The
 session is removed once its proof (if any) verified, unless asked to keep it.
 """
 
@@ -35,6 +36,7 @@ from ..timelock.solver import ChainHooks, SolveResult, solve
 from .evaluation import Evaluation, Targets, positions_for, require_t
 from .group import Group
 from .plan import PietrzakPlan, WesolowskiPlan
+from .proof_progress import ProofProgress
 
 KIND = "vdf-eval"
 PLAN_FORMAT = "modforge-vdf-eval-plan"
@@ -106,6 +108,7 @@ class Session:
         self.plan_path = self.directory / f"{self.stem}.plan.json"
         self.values_path = self.directory / f"{self.stem}.values"
         self.lock_path = self.directory / f"{self.stem}.lock"
+        self.proof_path = self.directory / f"{self.stem}.proof.json"
         self.finished = False          # set by clear(finished=True): the lock file goes too
 
     @contextmanager
@@ -190,6 +193,21 @@ class Session:
                 pass
         fsync_dir(self.directory)
         return done
+
+    def proof_progress(self, options: ResumeOptions) -> ProofProgress:
+        """Where this session's Wesolowski proof keeps its state between ranges (deleted with the session)."""
+        reporter = options.reporter
+
+        def notify(kind: str, text: str) -> None:
+            if reporter is not None:
+                reporter.event(kind, text, file=str(self.proof_path))
+
+        def on_range(done: int, total: int) -> None:
+            if reporter is not None:
+                reporter.proof(done=done, total=total)
+
+        return ProofProgress(self.proof_path, self.id, self.group.modulus, interval=options.interval,
+                             notify=notify, on_range=on_range)
 
     def task(self, targets: Targets) -> EvalTask:
         return EvalTask(self.group.modulus, self.x, targets.total, session=self.id)

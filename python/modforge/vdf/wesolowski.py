@@ -15,12 +15,14 @@ block by *bit ranges* of ``width`` bits from the top (:func:`quotient_ranges`,
 one ``2^(t - kappa*c - b) mod l`` carried per block), and the product is
 Horner's rule over the ranges, ``acc = acc^(2^width) * prod_c C_c^(digit_c)``,
 with ``acc`` one more base of the range's multi-exponentiation (exponent
-``2^width``), so the shift costs no separate squarings.
+``2^width``), so the shift costs no separate squarings.  Between ranges the
+proof's whole state is ``(b, acc)``: a :class:`~modforge.vdf.proof_progress.ProofProgress`
+keeps it on disk, and a rerun goes on from there.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import gmpy2
 
@@ -30,6 +32,9 @@ from .fiat_shamir import challenge_prime
 from .group import Group, Reject
 from .parallel import ProofPool
 from .plan import CostModel, best_window
+
+if TYPE_CHECKING:
+    from .proof_progress import ProofProgress
 
 TYPE = "wesolowski"
 
@@ -71,20 +76,23 @@ def range_width(count: int, kappa: int, budget_bits: int = DIGIT_BUDGET_BITS) ->
     return min(kappa, max(MIN_RANGE_BITS, budget_bits // count))
 
 
-def quotient_ranges(t: int, kappa: int, l: int, count: int, width: int) -> Iterator[tuple[int, list[int]]]:
-    """``(b - a, digits)`` per bit range ``[a, b)`` of the blocks, from the top (``b = kappa``) down, where
-    ``digits[c] = D_c >> a  mod 2^(b-a)`` and ``D_c`` are the blocks of :func:`quotient_blocks`.
+def quotient_ranges(t: int, kappa: int, l: int, count: int, width: int,
+                    top: int | None = None) -> Iterator[tuple[int, list[int]]]:
+    """``(b - a, digits)`` per bit range ``[a, b)`` of the blocks, from ``b = top`` (default ``kappa``) down,
+    where ``digits[c] = D_c >> a  mod 2^(b-a)`` and ``D_c`` are the blocks of :func:`quotient_blocks`.
 
     Block ``c`` holds bits ``kappa*c ..`` of ``q = floor(2^t / l)``, so its bits from ``a`` up are
     ``floor(2^(t - kappa*c - a) / l)``: carried down a range at a time as ``2^(t - kappa*c - b) mod l``.
+    A walk resumed at ``top = kappa - m*width`` yields exactly the ranges the whole walk yields from there.
     """
+    top = kappa if top is None else top
     rem: list[int | None] = [None] * count      # 2^(t - kappa*c - b) mod l once that exponent is >= 0
     mpz_l = gmpy2.mpz(l)
     for c in range(count):
-        e = t - kappa * c - kappa
+        e = t - kappa * c - top
         if e >= 0:
             rem[c] = gmpy2.powmod(2, e, mpz_l)
-    b = kappa
+    b = top
     while b > 0:
         a = max(0, b - width)
         digits = [0] * count
@@ -109,9 +117,12 @@ def split(count: int, parts: int) -> list[tuple[int, int]]:
 
 
 def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel(),
-          budget_bits: int = DIGIT_BUDGET_BITS) -> int:
+          budget_bits: int | None = None, progress: ProofProgress | None = None) -> int:
     """``pi`` for the evaluation's statement, from its checkpoints, on ``pool.parts`` processes, holding at
-    most about ``budget_bits`` of the quotient at once."""
+    most about ``budget_bits`` (default ``DIGIT_BUDGET_BITS``) of the quotient at once.  ``progress`` keeps
+    the range walk's state on disk (used only when the quotient is walked by ranges)."""
+    if budget_bits is None:
+        budget_bits = DIGIT_BUDGET_BITS
     plan = evaluation.wesolowski
     if plan is None:
         raise ValueError("the evaluation kept no Wesolowski checkpoints")
@@ -120,7 +131,8 @@ def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()
     l = challenge_prime(group, evaluation.x, evaluation.y, t, TYPE)
     count = plan.checkpoints
     if count * kappa > budget_bits:
-        return group.canon(_prove_by_ranges(evaluation, pool, l, range_width(count, kappa, budget_bits), cost))
+        width = range_width(count, kappa, budget_bits)
+        return group.canon(_prove_by_ranges(evaluation, pool, l, width, cost, progress))
     blocks = quotient_blocks(t, kappa, l, count)
     # Blocks at or above bit t - 255 of q are zero; leave them out.
     live = [c for c in range(count) if blocks[c]]
@@ -143,14 +155,18 @@ def prove(evaluation: Evaluation, pool: ProofPool, cost: CostModel = CostModel()
     return group.canon(pi)
 
 
-def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int, cost: CostModel) -> int:
-    """``prod_c C_c^(D_c)`` by Horner's rule over ``width``-bit ranges of the blocks (see the module notes)."""
+def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int, cost: CostModel,
+                     progress: ProofProgress | None = None) -> int:
+    """``prod_c C_c^(D_c)`` by Horner's rule over ``width``-bit ranges of the blocks (see the module notes),
+    from the state ``progress`` saved, if any, and saving it after each range."""
     plan = evaluation.wesolowski
     assert plan is not None
     t, kappa, count, ring = evaluation.t, plan.kappa, plan.checkpoints, pool.ring
     window = min(width, best_window(t, kappa, pool.parts, cost))
-    acc = 1
-    for shift, digits in quotient_ranges(t, kappa, l, count, width):
+    saved = progress.load(l, kappa, count, width) if progress is not None else None
+    b, acc = saved if saved is not None else (kappa, 1)
+    for shift, digits in quotient_ranges(t, kappa, l, count, width, top=b):
+        b -= shift                                  # this range is [b, b + shift)
         live = [c for c in range(count) if digits[c]]
         bases = [evaluation.values[kappa * c] for c in live]
         exps = [digits[c] for c in live]
@@ -170,6 +186,10 @@ def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int
             del tasks
         # Dropped before the generator makes the next range's digits: one range in memory, not two.
         del digits, exps
+        if progress is not None and b > 0:
+            progress.save(l, kappa, count, width, b, acc)
+    if progress is not None:
+        progress.on_range(kappa, kappa)
     return acc
 
 
