@@ -92,24 +92,34 @@ fn from_limbs(limbs: &[u64]) -> BigUint {
 /// `x` as exactly `n` little-endian limbs, if it is an exact `int` with
 /// `0 <= x < 2^(64n)`; `None` otherwise (the caller then takes the slow,
 /// fully checked path, which produces the error message).  One
-/// `_PyLong_AsByteArray` into the limb buffer: no intermediate big integer.
+/// `_PyLong_AsByteArray` (`PyLong_AsNativeBytes` from Python 3.13, which
+/// hides the former) into the limb buffer: no intermediate big integer.
 fn fast_limbs(obj: &Bound<'_, PyAny>, n: usize) -> Option<Vec<u64>> {
     if !obj.is_exact_instance_of::<PyInt>() {
         return None;
     }
     let mut out = vec![0u64; n];
     // SAFETY: `obj` is an exact int; the buffer holds `8n` bytes.
-    let rc = unsafe {
-        pyo3::ffi::_PyLong_AsByteArray(
-            obj.as_ptr().cast(),
-            out.as_mut_ptr().cast(),
-            8 * n,
-            1,
-            0,
-        )
+    #[cfg(not(Py_3_13))]
+    let fits = unsafe {
+        pyo3::ffi::_PyLong_AsByteArray(obj.as_ptr().cast(), out.as_mut_ptr().cast(), 8 * n, 1, 0) >= 0
     };
-    if rc < 0 {
-        // Negative or too large: clear the OverflowError, report slowly.
+    // It returns the bytes the value needs (more than the buffer: truncated),
+    // or -1 with an exception for a negative value.
+    #[cfg(Py_3_13)]
+    let fits = unsafe {
+        let needed = pyo3::ffi::PyLong_AsNativeBytes(
+            obj.as_ptr(),
+            out.as_mut_ptr().cast(),
+            (8 * n) as pyo3::ffi::Py_ssize_t,
+            pyo3::ffi::Py_ASNATIVEBYTES_LITTLE_ENDIAN
+                | pyo3::ffi::Py_ASNATIVEBYTES_UNSIGNED_BUFFER
+                | pyo3::ffi::Py_ASNATIVEBYTES_REJECT_NEGATIVE,
+        );
+        needed >= 0 && needed as usize <= 8 * n
+    };
+    if !fits {
+        // Negative or too large: clear the exception if any, report slowly.
         let _ = PyErr::take(obj.py());
         return None;
     }
@@ -119,16 +129,22 @@ fn fast_limbs(obj: &Bound<'_, PyAny>, n: usize) -> Option<Vec<u64>> {
     Some(out)
 }
 
-/// Little-endian limbs as a Python `int` (one `_PyLong_FromByteArray`).
+/// Little-endian limbs as a Python `int` (one `_PyLong_FromByteArray`, or
+/// `PyLong_FromUnsignedNativeBytes` from Python 3.13).
 fn limbs_to_int<'py>(py: Python<'py>, limbs: &[u64]) -> PyResult<Bound<'py, PyAny>> {
     let bytes: Vec<u8> = limbs.iter().flat_map(|w| w.to_le_bytes()).collect();
     // SAFETY: the buffer is valid for its length; a new reference or NULL
     // with an exception set comes back.
     unsafe {
-        Bound::from_owned_ptr_or_err(
-            py,
-            pyo3::ffi::_PyLong_FromByteArray(bytes.as_ptr(), bytes.len(), 1, 0),
-        )
+        #[cfg(not(Py_3_13))]
+        let obj = pyo3::ffi::_PyLong_FromByteArray(bytes.as_ptr(), bytes.len(), 1, 0);
+        #[cfg(Py_3_13)]
+        let obj = pyo3::ffi::PyLong_FromUnsignedNativeBytes(
+            bytes.as_ptr().cast(),
+            bytes.len(),
+            pyo3::ffi::Py_ASNATIVEBYTES_LITTLE_ENDIAN,
+        );
+        Bound::from_owned_ptr_or_err(py, obj)
     }
 }
 
