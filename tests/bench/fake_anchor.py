@@ -1,4 +1,4 @@
-"""A stand-in anchor speaking the harness line protocol (benchmarks/anchors/*.c), for tests.
+"""A stand-in anchor speaking the harness line protocol (modforge/bench/harness/*.c), for tests.
 
     python fake_anchor.py good|wrong|crash|refuse|lowcpu|noready
 """

@@ -53,9 +53,17 @@ def test_missing_libcrypto_and_harness_source(tmp_path: Path) -> None:
         anchors.compile_harness(env, ("openssl-mont",), "openssl_sqr.c", [], None)
 
 
-def test_harness_sources_ship_in_the_tree() -> None:
+def test_harness_sources_ship_in_the_package() -> None:
     src = anchors.default_sources_dir()
     assert (src / "gmp_sqr.c").is_file() and (src / "openssl_sqr.c").is_file()
+
+
+def test_a_missing_harness_is_reported_before_gmp_is_built(tmp_path: Path, monkeypatch) -> None:
+    """Not after a minute of building GMP for a harness that cannot be compiled."""
+    monkeypatch.setattr(anchors, "build_gmp", lambda *a: pytest.fail("GMP built without its harness"))
+    env = AnchorEnv(cache_dir=tmp_path, sources_dir=tmp_path / "nowhere")
+    with pytest.raises(AnchorUnavailable, match="harness source .*gmp_sqr.c not found"):
+        anchors.gmp_anchors(env, lambda text: None)
 
 
 def test_environment_variables(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """The outside anchors: found or built for this machine at bench time.
 
-Nothing here is vendored.  The C harnesses in ``benchmarks/anchors/`` (ours)
+Nothing here is vendored.  The C harnesses in ``modforge/bench/harness/`` (ours)
 are compiled with the system C compiler into a cache directory outside the
 source tree, and GMP itself is configured and built there from the source
 that ships inside the ``gmp-mpfr-sys`` crate on crates.io (fetched with
@@ -8,7 +8,7 @@ cargo).  Every build is keyed by what it depends on - sources, compiler, CPU -
 so a second run reuses it and a change rebuilds it.
 
 Each anchor either yields an :class:`AnchorProgram` (a command speaking the
-line protocol of ``benchmarks/anchors/*.c``) or raises
+line protocol of ``modforge/bench/harness/*.c``) or raises
 :class:`AnchorUnavailable` with a one-line reason that the benchmark prints as
 a notice and records under ``skipped``.
 
@@ -21,7 +21,7 @@ Environment (all optional):
                           the pure-Python GNU m4, fetched from PyPI into the cache)
 ``MODFORGE_GMP_SRC``      an unpacked GMP source tree to build instead of the crate's
 ``MODFORGE_LIBCRYPTO``    path of the libcrypto shared library to link
-``MODFORGE_ANCHOR_SOURCES`` directory of the harness sources (default ``benchmarks/anchors``)
+``MODFORGE_ANCHOR_SOURCES`` directory of the harness sources (default: the ones shipped in the package)
 """
 
 from __future__ import annotations
@@ -119,8 +119,8 @@ class AnchorEnv:
 
 
 def default_sources_dir() -> Path:
-    # python/modforge/bench/anchors.py -> the repository root -> benchmarks/anchors
-    return Path(__file__).resolve().parents[3] / "benchmarks" / "anchors"
+    # Package data (pyproject's maturin include), so a wheel's bench has its anchors too.
+    return Path(__file__).resolve().parent / "harness"
 
 
 # ---------------------------------------------------------------- helpers
@@ -193,12 +193,18 @@ def _run_logged(argv: list[str], cwd: Path, log: Path, env: dict | None = None) 
     return proc.returncode == 0
 
 
+def harness_source(env: AnchorEnv, impls: tuple[str, ...], source_name: str) -> Path:
+    source = env.sources_dir / source_name
+    if not source.is_file():
+        raise AnchorUnavailable(impls, f"harness source {source} not found (set MODFORGE_ANCHOR_SOURCES to the "
+                                       f"directory holding {source_name})")
+    return source
+
+
 def compile_harness(env: AnchorEnv, impls: tuple[str, ...], source_name: str, link: list[str],
                     key_extra: object, include: list[Path] = ()) -> Path:
     """``cc -O2`` one harness into ``<cache>/bin``; reuse it while its inputs are unchanged."""
-    source = env.sources_dir / source_name
-    if not source.is_file():
-        raise AnchorUnavailable(impls, f"harness source {source} not found (it ships with the source tree)")
+    source = harness_source(env, impls, source_name)
     cc, cc_version = resolve_cc(env, impls)
     flags = ["-O2", "-std=gnu11", *[f"-I{d}" for d in include]]
     key = _digest(source.read_bytes().decode("utf-8", "replace"), cc, cc_version, flags, link, key_extra)
@@ -476,7 +482,8 @@ def _makefile_value(makefile: Path, name: str) -> str | None:
 
 def gmp_anchors(env: AnchorEnv, notice: Notice) -> list[AnchorProgram]:
     impls = (GMP_POWM, GMP_MULMOD)
-    resolve_cc(env, impls)  # a missing compiler is the first thing to report
+    resolve_cc(env, impls)  # a missing compiler or harness is the first thing to report, not after GMP's build
+    harness_source(env, impls, "gmp_sqr.c")
     gmp_dir, doc = build_gmp(env, notice)
     exe = compile_harness(env, impls, "gmp_sqr.c", [str(gmp_dir / "lib" / "libgmp.a")],
                           key_extra=doc.get("key"), include=[gmp_dir / "include"])

@@ -4,7 +4,7 @@
   (native backends stay in native code for all k squarings).
 * :class:`Gmpy2Impl` - ``gmpy2.powmod(x, 2^k, N)``: the wheel's GMP, for reference.
 * :class:`PipeImpl` - an outside program speaking the harness line protocol of
-  ``benchmarks/anchors/*.c``; it times its own loop, so pipes and parsing are
+  ``modforge/bench/harness/*.c``; it times its own loop, so pipes and parsing are
   not counted.
 
 ``run`` returns ``(wall_ns, cpu_ns, result)``: the wall time and the calling
