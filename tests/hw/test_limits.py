@@ -126,3 +126,35 @@ def test_a_damaged_build_stamp_means_a_rebuild(tmp_path, monkeypatch) -> None:
     again = flow.ensure_built(design)
     assert not again.cached and again.exe.exists()
     assert flow.ensure_built(design).cached
+
+
+BLOCK_AMARANTH = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "amaranth":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Block())
+from modforge.cli.main import main
+sys.argv = ["modforge", *sys.argv[1:]]
+main()
+"""
+
+
+@pytest.mark.parametrize("args", [
+    ["hw", "gen", "ozturk", "--bits", "64", "-o", "{tmp}/out"],
+    ["vdf", "eval", "--modulus", "vdf-alliance", "--x", "3", "--t", "10", "--backend", "sim:ozturk"],
+])
+def test_without_the_toolchain_hw_says_how_to_install_it(tmp_path, args) -> None:
+    """A plain `pip install modforge` has no Amaranth: one line naming the `hw` extra, exit 2."""
+    import subprocess
+    import sys
+
+    argv = [a.format(tmp=tmp_path) for a in args]
+    proc = subprocess.run([sys.executable, "-c", BLOCK_AMARANTH, *argv], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "the hardware toolchain is not installed (no module 'amaranth" in lines[0] \
+        and "pip install 'modforge[hw]'" in lines[0], proc.stderr

@@ -33,6 +33,29 @@ def proof_doc(n: int) -> dict:
     return run(n, 5, 300, "pietrzak", backend="gmp", workers=0).proof.to_document()
 
 
+# -- verify: standard input, and the eval --json container --------------------------------------------------
+def test_verify_reads_standard_input(proof_doc) -> None:
+    runner = CliRunner()
+    res = runner.invoke(vdf, ["verify", "-"], input=json.dumps(proof_doc), catch_exceptions=False)
+    assert res.exit_code == 0 and res.stdout.startswith("valid: pietrzak proof"), res.output
+    forged = {**proof_doc, "y": proof_doc["x"]}
+    res = runner.invoke(vdf, ["verify", "-"], input=json.dumps(forged), catch_exceptions=False)
+    assert res.exit_code == 1 and res.stdout.startswith("invalid: "), res.output
+    one_line_error(runner.invoke(vdf, ["verify", "-"], input="{", catch_exceptions=False),
+                   "standard input is not JSON")
+    one_line_error(runner.invoke(vdf, ["verify", "-"], input="[" + " " * (17 << 20), catch_exceptions=False),
+                   "standard input: more than the")
+
+
+def test_verify_names_eval_json_output_for_what_it_is(n: int, tmp_path) -> None:
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 100, "--proof", "wesolowski", "--backend", "gmp", "--json")
+    assert res.exit_code == 0, res.output
+    (tmp_path / "e.json").write_text(res.stdout)
+    one_line_error(invoke("verify", tmp_path / "e.json"), "is `vdf eval --json` output, not a proof file")
+    (tmp_path / "p.json").write_text(json.dumps(json.loads(res.stdout)["proof"]))
+    assert invoke("verify", tmp_path / "p.json").exit_code == 0
+
+
 # -- verify: JSON that is not a document, or not JSON this reader takes ----------------------------------------
 @pytest.mark.parametrize("edit, reason", [
     (lambda text: text.replace('"t":', '"y": "0x00", "t":', 1), "duplicate field 'y'"),

