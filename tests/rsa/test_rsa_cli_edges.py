@@ -196,3 +196,68 @@ def test_a_batch_file_that_runs_out_of_memory_does_not_stop_the_others(files, mo
     res = run("sign", "--key", key, "--batch", docs, "--scheme", "pss", "--jobs", 1)
     assert res.exit_code == 2 and "1 of 3 inputs failed" in res.stderr and "MemoryError" in res.stderr
     assert (docs / "a.sig").exists() and (docs / "c.sig").exists() and not (docs / "b.sig").exists()
+
+
+# -- keygen ---------------------------------------------------------------------------------------------------
+def test_keygen_makes_a_pair_that_signs_verifies_and_openssl_reads(tmp_path) -> None:
+    key, pub, msg = tmp_path / "k.pem", tmp_path / "k.pub", tmp_path / "m"
+    msg.write_bytes(b"keygen")
+    res = run("keygen", "--bits", 2048, "--out", key, "--public-out", pub, "--json")
+    assert res.exit_code == 0, res.output
+    assert os.stat(key).st_mode & 0o777 == 0o600
+    private = load_private_key(key.read_bytes())
+    assert private.n.bit_length() == 2048 and private.e == 65537 and private.p * private.q == private.n
+    # An independent reader: cryptography's own loader of the files we wrote.
+    theirs = serialization.load_pem_public_key(pub.read_bytes())
+    assert theirs.public_numbers().n == private.n
+    assert run("sign", "--key", key, "--in", msg, "--out", tmp_path / "m.sig", "--scheme", "pss").exit_code == 0
+    theirs.verify((tmp_path / "m.sig").read_bytes(), b"keygen",
+                  padding.PSS(padding.MGF1(hashes.SHA256()), padding.PSS.MAX_LENGTH), hashes.SHA256())
+    assert run("verify", "--key", pub, "--in", msg, "--sig", tmp_path / "m.sig", "--scheme", "pss").exit_code == 0
+
+
+def test_keygen_encrypts_with_the_password_file(tmp_path) -> None:
+    (tmp_path / "pw").write_bytes(b"correct horse\nignored second line\n")
+    res = run("keygen", "--bits", 2048, "--out", tmp_path / "k.pem", "--key-password-file", tmp_path / "pw")
+    assert res.exit_code == 0 and "encrypted" in res.output, res.output
+    data = (tmp_path / "k.pem").read_bytes()
+    assert b"ENCRYPTED PRIVATE KEY" in data
+    assert load_private_key(data, b"correct horse").n.bit_length() == 2048
+    with pytest.raises(ParameterError):
+        load_private_key(data, b"wrong")
+
+
+@pytest.mark.parametrize("extra, param", [
+    (["--bits", 1024], "bits"), (["--bits", 2049], "bits"), (["--bits", 8192], "bits"),
+    (["--public-out", "{out}"], "public_out"),
+])
+def test_keygen_refuses_weak_odd_or_clashing_requests(tmp_path, extra, param) -> None:
+    out = tmp_path / "k.pem"
+    args = [str(a).format(out=out) for a in extra]
+    one_line_error(run("keygen", "--out", out, *args), param)
+    assert not out.exists()
+
+
+def test_keygen_never_replaces_a_key_unless_forced(tmp_path) -> None:
+    out = tmp_path / "k.pem"
+    out.write_bytes(b"an existing key")
+    one_line_error(run("keygen", "--bits", 2048, "--out", out), "exists; give --force")
+    assert out.read_bytes() == b"an existing key"
+    assert run("keygen", "--bits", 2048, "--out", out, "--force").exit_code == 0
+    assert load_private_key(out.read_bytes()).n.bit_length() == 2048
+
+
+def test_keygen_takes_the_private_key_back_when_the_public_one_cannot_be_written(tmp_path, monkeypatch) -> None:
+    import modforge.fileio as fileio
+
+    real = fileio.atomic_write
+
+    def full_disk_for_the_public_key(path, data, *args, **kwargs):
+        if str(path).endswith(".pub"):
+            raise OSError(28, "No space left on device")
+        return real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(fileio, "atomic_write", full_disk_for_the_public_key)
+    one_line_error(run("keygen", "--bits", 2048, "--out", tmp_path / "k.pem", "--public-out", tmp_path / "k.pub"),
+                   "No space left on device")
+    assert list(tmp_path.iterdir()) == []

@@ -1,4 +1,4 @@
-"""``modforge rsa sign|verify|encrypt|decrypt``: RSA with keys in PEM or DER files.
+"""``modforge rsa keygen|sign|verify|encrypt|decrypt``: RSA with keys in PEM or DER files.
 
 Exit codes: 0 success / valid signature; 1 a check failed (an invalid
 signature - the reason on stdout or in the JSON -, a failed decryption, a
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -58,15 +59,19 @@ def _check_out(out_path: str, **inputs: str | None) -> None:
             raise ParameterError("out", f"is the same file as --{name}")
 
 
-def _private_key(key_path: str, password_file: str | None):
-    from ..rsa import read_private_key
+def _password(password_file: str | None) -> bytes | None:
     from ..rsa.files import read_input
 
-    password = None
-    if password_file is not None:
-        # Its first line, without the line end (as `openssl -passin file:F` reads it).
-        password = read_input(password_file, "key_password_file", 1 << 16).split(b"\n", 1)[0].rstrip(b"\r")
-    return read_private_key(key_path, password)
+    if password_file is None:
+        return None
+    # Its first line, without the line end (as `openssl -passin file:F` reads it).
+    return read_input(password_file, "key_password_file", 1 << 16).split(b"\n", 1)[0].rstrip(b"\r")
+
+
+def _private_key(key_path: str, password_file: str | None):
+    from ..rsa import read_private_key
+
+    return read_private_key(key_path, _password(password_file))
 
 
 KEY_PASSWORD_HELP = "File holding the password of an encrypted private key (its first line)."
@@ -106,6 +111,59 @@ def _batch_progress(enabled: bool | None):
         bar.update(state["task"], completed=done, rate=rate)
 
     return bar, update
+
+
+@rsa.command("keygen")
+@click.option("--bits", type=int, default=3072, show_default=True, help="Modulus size: 2048 to 4096, a multiple of 8.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
+              help="Private key to write: PKCS#8 PEM, mode 0600.")
+@click.option("--public-out", "public_path", type=click.Path(dir_okay=False),
+              help="Also write the public key here (SubjectPublicKeyInfo PEM).")
+@click.option("--key-password-file", "password_file", type=click.Path(dir_okay=False),
+              help="Encrypt the private key with the password in this file (its first line).")
+@click.option("--force", is_flag=True, help="Replace existing --out / --public-out files.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file: str | None, force: bool,
+               as_json: bool) -> None:
+    """Make a new key pair (e = 65537; the primes from OpenSSL, through `cryptography`)."""
+    import hashlib
+
+    from ..fileio import atomic_write, check_output_path, same_file
+    from ..rsa import generate_private_key_pem, load_public_key
+
+    check_output_path(out_path, "out", overwrite=force)
+    if public_path is not None:
+        check_output_path(public_path, "public_out", overwrite=force)
+        if same_file(out_path, public_path):
+            raise ParameterError("public_out", "is the same file as --out")
+    for name, path in (("out", out_path), ("public_out", public_path)):
+        if path is not None and password_file is not None and same_file(path, password_file):
+            raise ParameterError(name, "is the same file as --key-password-file")
+    password = _password(password_file)
+    start = time.perf_counter()
+    private_pem, public_pem = generate_private_key_pem(bits, password)
+    seconds = time.perf_counter() - start
+    # The private key first and never replaced unless asked (a key pair whose private half was lost is
+    # worthless); a public key that cannot be written takes the new private key with it.
+    atomic_write(out_path, private_pem, mode=0o600, exclusive=not force)
+    if public_path is not None:
+        try:
+            atomic_write(public_path, public_pem, exclusive=not force)
+        except BaseException:
+            Path(out_path).unlink(missing_ok=True)
+            raise
+    public = load_public_key(public_pem)
+    der = public.n.to_bytes((public.n.bit_length() + 7) // 8, "big")
+    fingerprint = hashlib.sha256(der).hexdigest()
+    if as_json:
+        _dump({"bits": bits, "e": public.e, "out": out_path, "public_out": public_path,
+               "encrypted": password is not None, "modulus_sha256": fingerprint, "seconds": round(seconds, 6)})
+    else:
+        click.echo(f"key          {out_path} ({bits} bits, e = {public.e}"
+                   f"{', encrypted' if password is not None else ''}, mode 0600)")
+        if public_path is not None:
+            click.echo(f"public key   {public_path}")
+        click.echo(f"modulus      SHA-256 {fingerprint}")
 
 
 @rsa.command("sign")

@@ -16,15 +16,15 @@
 from .encodings import HASHES
 from .errors import DecryptionError, FaultError, RSAError
 from .exp import backend_names, crt_halves, register_backend
-from .keys import (RSAPrivateKey, RSAPublicKey, load_private_key, load_public_key, read_private_key,
-                   read_public_key)
+from .keys import (RSAPrivateKey, RSAPublicKey, generate_private_key_pem, load_private_key, load_public_key,
+                   read_private_key, read_public_key)
 from .primitives import garner, private_op, rsadp, rsaep, rsasp1, rsavp1
 from .schemes import (ENCRYPTION_SCHEMES, SIGNATURE_SCHEMES, Prehashed, check_signature, decrypt, digest_file,
                       encrypt, sign, verify)
 
 __all__ = [
     "HASHES", "DecryptionError", "FaultError", "RSAError", "backend_names", "crt_halves", "register_backend",
-    "RSAPrivateKey", "RSAPublicKey", "load_private_key", "load_public_key", "read_private_key", "read_public_key",
+    "RSAPrivateKey", "RSAPublicKey", "generate_private_key_pem", "load_private_key", "load_public_key", "read_private_key", "read_public_key",
     "garner", "private_op", "rsadp", "rsaep", "rsasp1", "rsavp1", "ENCRYPTION_SCHEMES", "SIGNATURE_SCHEMES",
     "Prehashed", "check_signature", "decrypt", "digest_file", "encrypt", "sign", "verify",
 ]

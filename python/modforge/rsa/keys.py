@@ -284,3 +284,34 @@ def read_private_key(path: str | Path, password: bytes | None = None) -> RSAPriv
 
 def read_public_key(path: str | Path) -> RSAPublicKey:
     return load_public_key(_read(path))
+
+
+# ------------------------------------------------------------------------------------------------ generation
+KEYGEN_MIN_BITS = 2048          # below this a new key is too weak to make (reading older 1024-bit keys is fine)
+KEYGEN_EXPONENT = 65537
+
+
+def generate_private_key_pem(bits: int, password: bytes | None = None) -> tuple[bytes, bytes]:
+    """A new RSA key of ``bits`` bits, e = 65537: (private key PKCS#8 PEM, public key SubjectPublicKeyInfo PEM).
+
+    The primes come from OpenSSL through ``cryptography`` (a maintained generator with its own prime tests);
+    the key is then read back through :func:`load_private_key`, so it passes every check a key given to
+    ``sign`` does.  ``password`` encrypts the private key (the library's best available scheme)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa as crypto_rsa
+
+    if not isinstance(bits, int) or isinstance(bits, bool) or not KEYGEN_MIN_BITS <= bits <= MAX_BITS \
+            or bits % 8:
+        raise ParameterError("bits", f"must be a multiple of 8 from {KEYGEN_MIN_BITS} to {MAX_BITS}, got {bits!r}")
+    if password is not None and not password:
+        raise ParameterError("password", "is empty")
+    key = crypto_rsa.generate_private_key(public_exponent=KEYGEN_EXPONENT, key_size=bits)
+    encryption = (serialization.BestAvailableEncryption(password) if password is not None
+                  else serialization.NoEncryption())
+    private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption)
+    public_pem = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+    loaded = load_private_key(private_pem, password)
+    if loaded.n.bit_length() != bits or load_public_key(public_pem).n != loaded.n:
+        raise RuntimeError("the generated key does not read back as made")
+    return private_pem, public_pem
