@@ -25,6 +25,12 @@ def test_algos_json_lists_all_seven_families() -> None:
     rows = json.loads(res.output)
     assert {r["family"] for r in rows} == FAMILIES
     assert all(r["name"] and r["seed"] for r in rows)
+    # Users have no seed files: every citation also names its publication.
+    from modforge.arith.seeds import PUBLICATIONS
+
+    for r in rows:
+        numbers = [n for n in PUBLICATIONS if f"{n}_" in r["seed"]]
+        assert numbers and r["sources"] == [PUBLICATIONS[n] for n in numbers], (r["name"], r["seed"])
     names = [r["name"] for r in rows]
     assert len(names) == len(set(names))
 

@@ -218,6 +218,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 def algos(as_json: bool, bits: int) -> None:
     """List every algorithm with its seed reference and cost model."""
     from ..arith.registry import all_algorithms
+    from ..arith.seeds import sources
     from ..data import vdf_alliance_modulus
 
     modulus = vdf_alliance_modulus() if bits == 1024 else deterministic_modulus(bits)   # which checks the width
@@ -225,6 +226,7 @@ def algos(as_json: bool, bits: int) -> None:
     for info in all_algorithms():
         model = info.build(modulus)
         rows.append({"name": info.name, "family": info.family, "kind": info.kind, "seed": info.seed,
+                     "sources": sources(info.seed),
                      "summary": info.summary, "cost_formula": info.cost_formula,
                      "options": info.options, "cost_at_bits": bits, "cost": counts(model.cost().as_dict())})
     if as_json:
@@ -238,6 +240,8 @@ def algos(as_json: bool, bits: int) -> None:
         c = r["cost"]
         console.print(f"[bold]{r['name']}[/bold]  ({r['family']}, {r['kind']})  {r['summary']}")
         console.print(f"    seed        {r['seed']}", highlight=False)
+        for source in r["sources"]:
+            console.print(f"    source      {source}", highlight=False)
         console.print(f"    cost model  {r['cost_formula']}", highlight=False)
     table = Table(title=f"cost at {bits} bits")
     for col in ("name", "family", "word products", "tables", "adder tree"):
