@@ -261,3 +261,19 @@ def _with_pietrzak(ev):
 
     return evaluate(ev.group, ev.x, ev.t, ModRing(ev.group.modulus, "gmp"), wesolowski=ev.wesolowski,
                     pietrzak=PietrzakPlan(ev.t, 2))
+
+
+def test_a_proof_that_fails_for_good_leaves_no_state_to_resume(statement, small_ranges, tmp_path) -> None:
+    """Corrupt checkpoints: every walk gives a wrong pi, so the saved state of one is not worth resuming."""
+    from dataclasses import replace
+
+    from modforge.vdf import ProofFailed
+
+    g, ring, ev, l, pi = statement
+    values = dict(ev.values)
+    values[KAPPA * 3] = g.canon(values[KAPPA * 3] * 4 % g.modulus)
+    bad = replace(ev, values=values)
+    progress, notes = _progress(tmp_path / "progress.json", g)
+    with pytest.raises(ProofFailed):
+        prove(bad, "wesolowski", ring=ring, progress=progress)
+    assert not (tmp_path / "progress.json").exists()

@@ -94,8 +94,8 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
 
     ``progress`` makes a long Wesolowski proof resumable (:mod:`modforge.vdf.proof_progress`): its state
     is saved as it goes and picked up by the next call.  A proof that went on from saved state and then
-    fails to verify is computed once more from the top, and the saved state is deleted either way once
-    the proof verifies."""
+    fails to verify is computed once more from the top; once the proof is verified or has failed for
+    good, the saved state is deleted."""
     check_proof_type(proof_type)
     if proof_type == "pietrzak" and pietrzak.t_problem(evaluation.t):
         raise ParameterError("t", pietrzak.t_problem(evaluation.t))
@@ -118,11 +118,11 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     finally:
         if own_pool:
             pool.close()
+    if progress is not None:
+        progress.clear()        # verified, or failed: a failed walk's saved state is not worth resuming
     if not verdict.valid:
         raise ProofFailed(f"the computed {proof_type} proof does not verify ({verdict.reason}); "
                           "the stored values are corrupt or an arithmetic step failed")
-    if progress is not None:
-        progress.clear()
     return proof
 
 
