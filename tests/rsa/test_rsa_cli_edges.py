@@ -261,3 +261,36 @@ def test_keygen_takes_the_private_key_back_when_the_public_one_cannot_be_written
     one_line_error(run("keygen", "--bits", 2048, "--out", tmp_path / "k.pem", "--public-out", tmp_path / "k.pub"),
                    "No space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_keygen_force_never_leaves_the_user_without_a_private_key(tmp_path, monkeypatch) -> None:
+    """With --force the old key is replaced first; a public key that then cannot be written must not take
+    the new private key with it (there would be none left)."""
+    import modforge.fileio as fileio
+
+    key, pub = tmp_path / "k.pem", tmp_path / "k.pub"
+    key.write_bytes(b"old private key")
+    pub.write_bytes(b"old public key")
+    real = fileio.atomic_write
+
+    def full_disk_for_the_public_key(path, data, *args, **kwargs):
+        if str(path).endswith(".pub"):
+            raise OSError(28, "No space left on device")
+        return real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(fileio, "atomic_write", full_disk_for_the_public_key)
+    res = run("keygen", "--bits", 2048, "--out", key, "--public-out", pub, "--force")
+    one_line_error(res, "the new private key is in")
+    assert load_private_key(key.read_bytes()).n.bit_length() == 2048
+
+
+def test_keygen_password_lengths(tmp_path) -> None:
+    for line, ok in ((b"x" * 1023, True), (b"x" * 1024, False), (b"", False)):
+        (tmp_path / "pw").write_bytes(line + b"\n")
+        out = tmp_path / f"k{len(line)}.pem"
+        res = run("keygen", "--bits", 2048, "--out", out, "--key-password-file", tmp_path / "pw")
+        if ok:
+            assert res.exit_code == 0, res.output
+        else:
+            one_line_error(res, "key_password_file")
+            assert not out.exists()

@@ -134,12 +134,27 @@ def _resign(doc: dict) -> dict:
     return doc
 
 
-@pytest.mark.parametrize("damage, reason", [
-    (lambda d: {**d, "acc": hex(int(d["acc"], 16) ^ 1)}, "SHA-256"),
+@pytest.mark.parametrize("change, reason", [
     (lambda d: _resign({**d, "key": "another statement"}), "its key"),
     (lambda d: _resign({**d, "l": hex(int(d["l"], 16) + 2)}), "its l"),
     (lambda d: _resign({**d, "width": 34}), "its width"),
     (lambda d: _resign({**d, "checkpoints": d["checkpoints"] + 1}), "its checkpoints"),
+])
+def test_progress_of_another_walk_is_not_used_nor_called_damage(statement, small_ranges, tmp_path, change,
+                                                                reason) -> None:
+    g, ring, ev, l, pi = statement
+    path = tmp_path / "progress.json"
+    path.write_text(json.dumps(change(_saved_doc(statement, tmp_path))))
+    progress, notes = _progress(path, g)
+    assert _prove(ev, ring, progress) == pi
+    assert progress.resumed_at is None
+    assert len(notes) == 1 and notes[0][0] == "state" and reason in notes[0][1], notes
+    assert not (tmp_path / "progress.json.corrupt").exists()
+    assert json.loads(path.read_text())["l"] == hex(l)           # replaced by this walk's first save
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda d: {**d, "acc": hex(int(d["acc"], 16) ^ 1)}, "SHA-256"),
     (lambda d: _resign({**d, "next_bit": 50}), "not a range edge"),
     (lambda d: _resign({**d, "next_bit": 100}), "not a range edge"),
     (lambda d: _resign({**d, "next_bit": True}), "not a range edge"),
@@ -174,7 +189,7 @@ def test_a_forged_accumulator_with_a_valid_digest_is_caught_and_the_proof_comput
     assert proof.pi == pi and verify(proof).valid
     assert [kind for kind, _ in notes] == ["state", "rejected"]
     assert "does not verify" in notes[1][1]
-    assert progress.resumed_at is None and not (tmp_path / "progress.json").exists()
+    assert progress.resumed_at is None                     # the second walk started from the top
 
 
 def test_a_resumable_evaluation_whose_proof_stopped_only_finishes_the_proof(statement, small_ranges, tmp_path,
@@ -246,6 +261,8 @@ def test_cli_prove_is_interrupted_then_goes_on(statement, small_ranges, tmp_path
     (["--proof", "wesolowski", "--no-resume", "--resume-dir", "d"], "resume-dir"),
     (["--proof", "wesolowski", "--no-resume", "--restart"], "restart"),
     (["--proof", "wesolowski", "--resume-dir", "d", "--checkpoint-interval", "soon"], "checkpoint-interval"),
+    (["--proof", "pietrzak", "--checkpoint-interval", "0s"], "checkpoint-interval"),
+    (["--proof", "wesolowski", "--no-resume", "--checkpoint-interval", "-1s"], "checkpoint-interval"),
 ])
 def test_cli_prove_resume_options_that_do_not_go_together(statement, tmp_path, extra, param) -> None:
     from modforge.vdf import write_checkpoints
@@ -277,3 +294,70 @@ def test_a_proof_that_fails_for_good_leaves_no_state_to_resume(statement, small_
     with pytest.raises(ProofFailed):
         prove(bad, "wesolowski", ring=ring, progress=progress)
     assert not (tmp_path / "progress.json").exists()
+
+
+@pytest.mark.parametrize("t, kappa, width", [(5000, 100, 33), (5050, 100, 33), (4999, 64, 10), (20000, 64, 10),
+                                             (300, 512, 7)])
+def test_a_walk_resumed_at_any_edge_is_the_rest_even_where_the_top_block_is_partial(t, kappa, width) -> None:
+    """Blocks above q's top bit, and the block q's top bit starts in (its remainder not yet carried)."""
+    l = (1 << 255) + 95                     # odd; any l works for the identity
+    count = -(-t // kappa)
+    whole = list(wes.quotient_ranges(t, kappa, l, count, width))
+    q = (1 << t) // l
+    b, edges = kappa, []
+    for shift, digits in whole:
+        b -= shift
+        edges.append(b)
+        for c in range(count):              # the oracle: bits [b, b + shift) of block c of q
+            assert digits[c] == (q >> (kappa * c + b)) % (1 << shift), (c, b)
+    for i, edge in enumerate(edges[:-1], start=1):
+        assert list(wes.quotient_ranges(t, kappa, l, count, width, top=edge)) == whole[i:], edge
+
+
+def test_a_failed_save_is_reported_once_and_the_proof_goes_on(statement, small_ranges, tmp_path,
+                                                            monkeypatch) -> None:
+    import modforge.vdf.proof_progress as module
+
+    g, ring, ev, l, pi = statement
+    monkeypatch.setattr(module, "atomic_write", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "disk full")))
+    progress, notes = _progress(tmp_path / "p.json", g)
+    assert _prove(ev, ring, progress) == pi
+    assert [kind for kind, _ in notes] == ["save-failed"] and "disk full" in notes[0][1]
+
+
+def test_a_resumed_proof_is_verified_even_when_the_caller_skips_the_check(statement, small_ranges,
+                                                                         tmp_path) -> None:
+    g, ring, ev, l, pi = statement
+    doc = _saved_doc(statement, tmp_path)
+    (tmp_path / "progress.json").write_text(json.dumps(_resign({**doc, "acc": hex(4)})))
+    progress, notes = _progress(tmp_path / "progress.json", g)
+    assert prove(ev, "wesolowski", ring=ring, progress=progress, check=False).pi == pi
+    assert "does not verify" in notes[-1][1]
+
+
+def test_a_failed_output_write_keeps_the_proofs_progress(statement, small_ranges, tmp_path) -> None:
+    """deliver (writing --out) fails after the proof: the rerun neither squares nor walks the ranges again."""
+    g, ring, ev, l, pi = statement
+    options = ResumeOptions(tmp_path, interval=1e-9)
+
+    def full_disk(evaluation, proof) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        run(g, ev.x, T, "wesolowski", backend="gmp", workers=0, memory=1 << 20, resume=options, deliver=full_disk)
+    assert list(tmp_path.glob("*.proof.json"))
+    delivered = []
+    result = run(g, ev.x, T, "wesolowski", backend="gmp", workers=0, memory=1 << 20, resume=options,
+                 deliver=lambda e, p: delivered.append(p))
+    assert result.chain["start_step"] == result.chain["steps"]
+    assert result.chain["proof_resumed_at"] is not None and delivered == [result.proof]
+    assert verify(result.proof).valid and list(tmp_path.iterdir()) == []
+
+
+def test_read_json_takes_standard_input_only_where_asked(tmp_path, monkeypatch) -> None:
+    from modforge.arith.base import ParameterError
+    from modforge.vdf.formats import read_checkpoints
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ParameterError, match="cannot read -"):
+        read_checkpoints("-")

@@ -143,14 +143,23 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
     start = time.perf_counter()
     private_pem, public_pem = generate_private_key_pem(bits, password)
     seconds = time.perf_counter() - start
-    # The private key first and never replaced unless asked (a key pair whose private half was lost is
-    # worthless); a public key that cannot be written takes the new private key with it.
+    # The private key first: a public key is derived from it again, a private key is not.  If the public
+    # key then cannot be written, a private key this call created is removed again; one that replaced an
+    # existing key (--force) stays, since the old one is gone either way.
+    replaced = Path(out_path).exists()
     atomic_write(out_path, private_pem, mode=0o600, exclusive=not force)
     if public_path is not None:
         try:
             atomic_write(public_path, public_pem, exclusive=not force)
-        except BaseException:
-            Path(out_path).unlink(missing_ok=True)
+        except BaseException as exc:
+            if not replaced:
+                Path(out_path).unlink(missing_ok=True)
+                raise
+            if isinstance(exc, OSError):
+                raise ParameterError("public_out", f"cannot write {public_path!r} ({exc.strerror or exc}); the new "
+                                                   f"private key is in {out_path!r} (the old one is replaced): "
+                                                   f"derive its public key with `openssl pkey -in {out_path} "
+                                                   f"-pubout`") from None
             raise
     public = load_public_key(public_pem)
     der = public.n.to_bytes((public.n.bit_length() + 7) // 8, "big")

@@ -200,7 +200,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         # evaluation and the proof's progress are on disk.
         if resume is None:
             raise
-        _interrupted(f"the evaluation and the proof's progress are kept in {resume.directory}")
+        _interrupted(f"the evaluation's state (and a long Wesolowski proof's progress) is kept in "
+                     f"{resume.directory}")
     ev = result.evaluation
     # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
     done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
@@ -332,6 +333,7 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
     from ..vdf import ProofFailed, prove, read_checkpoints, write_proof
     from ..vdf.api import default_workers
     from ..vdf.parallel import WorkerError
+    from ..timelock.durations import parse_duration
     from ..vdf.plan import CostModel, DEFAULT_MEMORY_BYTES
 
     check_backend(backend)
@@ -350,8 +352,9 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
     ring = ModRing(ev.group.modulus, backend=backend)
     if workers is None:
         workers = default_workers(ev.group, ev.t, proof_type, DEFAULT_MEMORY_BYTES, CostModel())
+    interval = parse_duration(interval_text, "checkpoint-interval")   # checked even where it is not used
     directory = _prove_resume_dir(ev.t, proof_type, resume_dir, no_resume, restart)
-    with _proof_progress(directory, ev, interval_text) as progress:
+    with _proof_progress(directory, ev, interval) as progress:
         if progress is not None and restart:
             progress.clear()
         start = time.perf_counter()
@@ -367,6 +370,8 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
         seconds = time.perf_counter() - start
         if out_path:
             write_proof(out_path, proof)
+        if progress is not None:
+            progress.clear()            # only once the proof is written
     if as_json:
         click.echo(proof.to_json(), nl=False)
         return
@@ -401,17 +406,15 @@ def _prove_resume_dir(t: int, proof_type: str, resume_dir: str | None, no_resume
 
 
 @contextmanager
-def _proof_progress(directory, ev, interval_text: str):
+def _proof_progress(directory, ev, interval: float):
     """A ProofProgress for ``vdf prove`` in ``directory`` (None: yields None), held under a lock."""
     if directory is None:
         yield None
         return
     from ..fileio import exclusive_lock, remove_stale_temps
-    from ..timelock.durations import parse_duration
     from ..timelock.progress import make_reporter
     from ..vdf.proof_progress import ProofProgress, statement_key
 
-    interval = parse_duration(interval_text, "checkpoint-interval")
     plan = ev.wesolowski
     key = statement_key(ev.group.modulus, ev.x, ev.t, ev.y, plan.kappa, plan.checkpoints)
     stem = f"vdf-prove-{key[:16]}"
@@ -454,7 +457,7 @@ def verify_cmd(file: str, backend: str, as_json: bool) -> None:
 
     check_backend(backend)          # an unknown backend is bad usage (exit 2), not a bad proof
     try:
-        doc = read_json(file)
+        doc = read_json(file, stdin=True)
     except Reject as exc:           # JSON, but not a valid document (a repeated key, NaN): an invalid proof
         doc, verdict = None, Verdict(False, exc.reason)
     else:

@@ -289,6 +289,7 @@ def read_public_key(path: str | Path) -> RSAPublicKey:
 # ------------------------------------------------------------------------------------------------ generation
 KEYGEN_MIN_BITS = 2048          # below this a new key is too weak to make (reading older 1024-bit keys is fine)
 KEYGEN_EXPONENT = 65537
+MAX_PASSWORD_BYTES = 1023       # what cryptography's PKCS#8 encryption takes
 
 
 def generate_private_key_pem(bits: int, password: bytes | None = None) -> tuple[bytes, bytes]:
@@ -303,8 +304,9 @@ def generate_private_key_pem(bits: int, password: bytes | None = None) -> tuple[
     if not isinstance(bits, int) or isinstance(bits, bool) or not KEYGEN_MIN_BITS <= bits <= MAX_BITS \
             or bits % 8:
         raise ParameterError("bits", f"must be a multiple of 8 from {KEYGEN_MIN_BITS} to {MAX_BITS}, got {bits!r}")
-    if password is not None and not password:
-        raise ParameterError("password", "is empty")
+    if password is not None and not 0 < len(password) <= MAX_PASSWORD_BYTES:
+        raise ParameterError("key_password_file", f"the password (its first line) must have 1 to "
+                                                  f"{MAX_PASSWORD_BYTES} bytes, got {len(password)}")
     key = crypto_rsa.generate_private_key(public_exponent=KEYGEN_EXPONENT, key_size=bits)
     encryption = (serialization.BestAvailableEncryption(password) if password is not None
                   else serialization.NoEncryption())

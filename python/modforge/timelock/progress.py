@@ -9,7 +9,8 @@ from typing import Any, TextIO
 
 from .durations import format_count, format_duration
 
-WARNING_KINDS = {"rejected", "fault", "rollback", "fault-injection", "fault-injected", "interrupted", "restart"}
+WARNING_KINDS = {"rejected", "fault", "rollback", "fault-injection", "fault-injected", "interrupted", "restart",
+                 "save-failed"}
 
 
 class Reporter:

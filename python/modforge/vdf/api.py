@@ -93,9 +93,10 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     """A proof of the evaluation's statement from its stored values; verified before it is returned.
 
     ``progress`` makes a long Wesolowski proof resumable (:mod:`modforge.vdf.proof_progress`): its state
-    is saved as it goes and picked up by the next call.  A proof that went on from saved state and then
-    fails to verify is computed once more from the top; once the proof is verified or has failed for
-    good, the saved state is deleted."""
+    is saved as it goes and picked up by the next call.  A proof that went on from saved state is always
+    verified (whatever ``check`` says), and one that fails is computed once more from the top.  A proof
+    that fails for good deletes the saved state; a verified one leaves it for the caller to delete
+    (``progress.clear()``) once the proof is written, so that a failed write costs no proof work."""
     check_proof_type(proof_type)
     if proof_type == "pietrzak" and pietrzak.t_problem(evaluation.t):
         raise ParameterError("t", pietrzak.t_problem(evaluation.t))
@@ -108,8 +109,9 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
         progress = None
     try:
         proof = _compute(evaluation, proof_type, pool, cost, direct, progress)
-        verdict = verify(proof, backend=pool.ring.backend) if check else Verdict(True, "")
-        if not verdict.valid and progress is not None and progress.resumed_at is not None:
+        resumed = progress is not None and progress.resumed_at is not None
+        verdict = verify(proof, backend=pool.ring.backend) if check or resumed else Verdict(True, "")
+        if not verdict.valid and resumed:
             progress.notify("rejected", f"the proof resumed from {progress.path} does not verify "
                                         f"({verdict.reason}); computing it again from the top")
             progress.clear()
@@ -118,9 +120,9 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     finally:
         if own_pool:
             pool.close()
-    if progress is not None:
-        progress.clear()        # verified, or failed: a failed walk's saved state is not worth resuming
     if not verdict.valid:
+        if progress is not None:
+            progress.clear()    # a failed walk's saved state is not worth resuming
         raise ProofFailed(f"the computed {proof_type} proof does not verify ({verdict.reason}); "
                           "the stored values are corrupt or an arithmetic step failed")
     return proof
@@ -247,7 +249,7 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
                          "faults_detected": sr.faults_detected, "rollbacks": sr.rollbacks,
                          "rejected_checkpoints": sr.rejected_checkpoints}
             eval_seconds, cpu1 = time.perf_counter() - start, time.process_time()
-            proof = None
+            proof = progress = None
             start = time.perf_counter()
             if proof_type is not None:
                 progress = session.proof_progress(resume) if session is not None else None
@@ -259,8 +261,11 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
             pool.close()
         if deliver is not None:
             deliver(ev, proof)
+        # Only now, with the outputs written: a failed write keeps the proof's progress too.
         if session is not None and not resume.keep:
             session.clear(finished=True)
+        elif progress is not None:
+            progress.clear()
     plans = {}
     if wes is not None:
         plans["wesolowski"] = wes.as_dict()

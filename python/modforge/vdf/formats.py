@@ -200,18 +200,31 @@ def _no_constants(name: str) -> Any:
     raise Reject(f"{name} is not a JSON number")
 
 
-def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, what: str = "FILE") -> Any:
+def _read_stdin(limit: int, what: str) -> bytes:
+    """Standard input, read in pieces up to ``limit`` bytes (ParameterError past it)."""
+    pieces, size = [], 0
+    while True:
+        piece = sys.stdin.buffer.read(min(1 << 20, limit + 1 - size))
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            raise ParameterError(what, f"standard input: more than the {limit}-byte limit for this file")
+
+
+def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, what: str = "FILE",
+              stdin: bool = False) -> Any:
     """Load a JSON file.  Unreadable (missing, too large, not UTF-8 JSON): ParameterError (exit 2).
 
     Duplicate keys and NaN/Infinity raise Reject: the file is JSON-ish but not a valid document.
-    ``-`` reads standard input.
+    With ``stdin``, ``-`` reads standard input.
     """
-    p = Path(path) if str(path) != "-" else "standard input"
+    from_stdin = stdin and str(path) == "-"
+    p = "standard input" if from_stdin else Path(path)
     try:
-        if str(path) == "-":
-            raw = sys.stdin.buffer.read(limit + 1)
-            if len(raw) > limit:
-                raise ParameterError(what, f"standard input: more than the {limit}-byte limit for this file")
+        if from_stdin:
+            raw = _read_stdin(limit, what)
         else:
             size = p.stat().st_size
             if size > limit:

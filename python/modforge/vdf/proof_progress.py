@@ -10,7 +10,9 @@ the newest one: at ``t = 2^40`` and 2048 bits the proof is hours of work.
 The file names everything the pair depends on (the statement's key, the
 challenge prime ``l``, ``kappa``, the checkpoint count and the range width) and
 carries a SHA-256 of its contents.  One that does not match, or is damaged, is
-reported and set aside (``*.corrupt``), and the proof starts from the top.  Nothing
+reported and set aside (``*.corrupt``); one made for another plan or range width is left to be
+replaced; either way the proof starts from the top.  A save that fails (a full disk) is reported
+once and the proof goes on without saving.  Nothing
 loaded is trusted beyond that: the finished proof is verified, and one that fails
 after a resumed start is computed again from the top
 (:func:`modforge.vdf.api.prove`).  Format in docs/vdf.md ("Resumable proofs").
@@ -30,7 +32,9 @@ from ..timelock.puzzle import canonical_json
 FORMAT = "modforge-vdf-proof-progress"
 VERSION = 1
 
-Notify = Callable[[str, str], None]     # (kind, message): "state" for news, "rejected" for a file set aside
+# (kind, message): "state" for news; warnings "rejected" (a file set aside, a resumed proof that failed)
+# and "save-failed".
+Notify = Callable[[str, str], None]
 OnRange = Callable[[int, int], None]    # (bits done, kappa) after each range
 
 
@@ -62,6 +66,7 @@ class ProofProgress:
         self.on_range = on_range or (lambda done, total: None)
         self.resumed_at: int | None = None      # the top bit a run went on from (None: from the top)
         self.saves = 0
+        self.save_failed = False
         self._last_save = time.monotonic()
 
     def _fields(self, l: int, kappa: int, checkpoints: int, width: int) -> dict[str, Any]:
@@ -87,10 +92,14 @@ class ProofProgress:
                 raise ValueError(f"not a {FORMAT} version {VERSION} file")
             if doc.get("sha256") != _digest(doc):
                 raise ValueError("SHA-256 of the contents does not match (the file was damaged)")
-            expected = self._fields(l, kappa, checkpoints, width)
-            for name, value in expected.items():
+            for name, value in self._fields(l, kappa, checkpoints, width).items():
                 if doc.get(name) != value:
-                    raise ValueError(f"its {name} is {doc.get(name)!r}, this proof's is {value!r}")
+                    # Sound, but made for another plan or range width (a changed digit budget): not
+                    # damage, so not set aside; the first save of this walk replaces it.
+                    self.notify("state", f"{self.path} holds the progress of another walk (its {name} is "
+                                         f"{doc.get(name)!r}, this proof's is {value!r}); the proof starts "
+                                         f"from the top")
+                    return None
             b, acc_text = doc["next_bit"], doc["acc"]
             if type(b) is not int or not 0 < b < kappa or (kappa - b) % width:
                 raise ValueError(f"next_bit {b!r} is not a range edge below kappa = {kappa}")
@@ -114,10 +123,19 @@ class ProofProgress:
         now = time.monotonic()
         if now - self._last_save < self.interval:
             return
+        if self.save_failed:
+            return
         doc = self._fields(l, kappa, checkpoints, width)
         doc.update(next_bit=b, acc=hex(acc))
         doc["sha256"] = _digest(doc)
-        atomic_write(self.path, json.dumps(doc, indent=1) + "\n")
+        try:
+            atomic_write(self.path, json.dumps(doc, indent=1) + "\n")
+        except OSError as exc:
+            # The proof needs no disk: go on without saving (the last good file stays), and say so once.
+            self.save_failed = True
+            self.notify("save-failed", f"cannot save the proof's progress to {self.path} "
+                                       f"({exc.strerror or exc}); going on without saving it")
+            return
         self.saves += 1
         self._last_save = now
 
