@@ -4,7 +4,8 @@ A backend is a class built as ``Backend(modulus)`` with ``name``, ``sqr``,
 ``mul``, ``sqr_n`` and ``pow`` on canonical integers.  Each entry names the
 module and class that implement it, imported on first use.  ``auto`` takes
 the fastest backend the machine supports for the modulus width, from tuning
-data (:mod:`modforge.engine.tuning`), falling back to GMP.
+data or, on a CPU the data was not measured on, from a short measurement of its
+own (:mod:`modforge.engine.tuning`), falling back to GMP.
 """
 
 from __future__ import annotations
