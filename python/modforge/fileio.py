@@ -50,6 +50,15 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
     must not exist: it is linked into place, which fails (FileExistsError) rather
     than replace a file that appeared since the caller checked.
     """
+    commit_staged(stage_file(path, data, mode), path, exclusive)
+
+
+def stage_file(path: str | os.PathLike, data: bytes | str, mode: int | None = None) -> Path:
+    """The first half of :func:`atomic_write`: ``data`` in a temporary file beside ``path``, fsynced.
+
+    Several files that must change together (a key pair) are staged first, so that a full disk fails
+    before any of them is replaced; :func:`commit_staged` then puts each in place, :func:`discard_staged`
+    drops one."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     if mode is None:
@@ -63,6 +72,17 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+    except BaseException:
+        discard_staged(Path(tmp))
+        raise
+    return Path(tmp)
+
+
+def commit_staged(tmp: Path, path: str | os.PathLike, exclusive: bool = False) -> None:
+    """Put a staged file in place (linked with ``exclusive``: FileExistsError if ``path`` exists); the
+    staged file is gone afterwards either way."""
+    path = Path(path)
+    try:
         if exclusive:
             try:
                 os.link(tmp, path)
@@ -70,19 +90,23 @@ def atomic_write(path: str | os.PathLike, data: bytes | str, mode: int | None = 
                 raise
             except OSError:
                 # A file system without hard links: an O_EXCL placeholder claims the name, the rename fills it.
-                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, tmp.stat().st_mode & 0o7777))
                 os.replace(tmp, path)
             else:
                 os.unlink(tmp)
         else:
             os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        discard_staged(tmp)
         raise
-    fsync_dir(directory)
+    fsync_dir(path.parent if str(path.parent) else Path("."))
+
+
+def discard_staged(tmp: Path) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = True) -> Path:

@@ -247,41 +247,59 @@ def test_keygen_never_replaces_a_key_unless_forced(tmp_path) -> None:
     assert load_private_key(out.read_bytes()).n.bit_length() == 2048
 
 
-def test_keygen_takes_the_private_key_back_when_the_public_one_cannot_be_written(tmp_path, monkeypatch) -> None:
+def _fail_for_public_key(monkeypatch, name: str) -> None:
+    """Make ``fileio.<name>`` (stage_file or commit_staged) fail for the .pub file: a full disk."""
     import modforge.fileio as fileio
 
-    real = fileio.atomic_write
+    real = getattr(fileio, name)
 
-    def full_disk_for_the_public_key(path, data, *args, **kwargs):
+    def failing(*args, **kwargs):
+        path = args[1] if name == "commit_staged" else args[0]
         if str(path).endswith(".pub"):
+            if name == "commit_staged":
+                fileio.discard_staged(args[0])
             raise OSError(28, "No space left on device")
-        return real(path, data, *args, **kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(fileio, "atomic_write", full_disk_for_the_public_key)
+    monkeypatch.setattr(fileio, name, failing)
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_keygen_on_a_full_disk_changes_nothing(tmp_path, monkeypatch, force) -> None:
+    """Both files are staged before either is replaced: a full disk leaves the old pair (or nothing)."""
+    key, pub = tmp_path / "k.pem", tmp_path / "k.pub"
+    if force:
+        key.write_bytes(b"old private key")
+        pub.write_bytes(b"old public key")
+    _fail_for_public_key(monkeypatch, "stage_file")
+    args = ["keygen", "--bits", 2048, "--out", key, "--public-out", pub] + (["--force"] if force else [])
+    one_line_error(run(*args), "No space left on device")
+    if force:
+        assert key.read_bytes() == b"old private key" and pub.read_bytes() == b"old public key"
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["k.pem", "k.pub"] if force else [])
+
+
+def test_keygen_takes_a_new_private_key_back_when_its_public_key_cannot_be_put_in_place(tmp_path,
+                                                                                      monkeypatch) -> None:
+    _fail_for_public_key(monkeypatch, "commit_staged")
     one_line_error(run("keygen", "--bits", 2048, "--out", tmp_path / "k.pem", "--public-out", tmp_path / "k.pub"),
                    "No space left on device")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_keygen_force_never_leaves_the_user_without_a_private_key(tmp_path, monkeypatch) -> None:
-    """With --force the old key is replaced first; a public key that then cannot be written must not take
-    the new private key with it (there would be none left)."""
-    import modforge.fileio as fileio
-
+    """With --force the old key is replaced first; a public key that then cannot be put in place must not
+    take the new private key with it (there would be none left), and the old public key, which no longer
+    matches, goes."""
     key, pub = tmp_path / "k.pem", tmp_path / "k.pub"
     key.write_bytes(b"old private key")
     pub.write_bytes(b"old public key")
-    real = fileio.atomic_write
-
-    def full_disk_for_the_public_key(path, data, *args, **kwargs):
-        if str(path).endswith(".pub"):
-            raise OSError(28, "No space left on device")
-        return real(path, data, *args, **kwargs)
-
-    monkeypatch.setattr(fileio, "atomic_write", full_disk_for_the_public_key)
+    _fail_for_public_key(monkeypatch, "commit_staged")
     res = run("keygen", "--bits", 2048, "--out", key, "--public-out", pub, "--force")
     one_line_error(res, "the new private key is in")
+    assert "old public key is removed" in res.stderr
     assert load_private_key(key.read_bytes()).n.bit_length() == 2048
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k.pem"]
 
 
 def test_keygen_password_lengths(tmp_path) -> None:

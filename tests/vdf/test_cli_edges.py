@@ -47,6 +47,10 @@ def test_verify_reads_standard_input(proof_doc) -> None:
                    "standard input: more than the")
 
 
+def test_verify_reads_no_more_than_its_limit_from_a_file_whose_size_says_nothing() -> None:
+    one_line_error(invoke("verify", "/dev/zero"), "/dev/zero: more than the")
+
+
 def test_verify_names_eval_json_output_for_what_it_is(n: int, tmp_path) -> None:
     res = invoke("eval", "--modulus", n, "--x", 5, "--t", 100, "--proof", "wesolowski", "--backend", "gmp", "--json")
     assert res.exit_code == 0, res.output

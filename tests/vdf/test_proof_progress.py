@@ -314,15 +314,69 @@ def test_a_walk_resumed_at_any_edge_is_the_rest_even_where_the_top_block_is_part
         assert list(wes.quotient_ranges(t, kappa, l, count, width, top=edge)) == whole[i:], edge
 
 
-def test_a_failed_save_is_reported_once_and_the_proof_goes_on(statement, small_ranges, tmp_path,
-                                                            monkeypatch) -> None:
+def test_a_failed_save_is_reported_once_and_tried_again(statement, small_ranges, tmp_path, monkeypatch) -> None:
+    """A transient full disk: reported once, the proof goes on, and the next interval saves again."""
     import modforge.vdf.proof_progress as module
 
     g, ring, ev, l, pi = statement
-    monkeypatch.setattr(module, "atomic_write", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "disk full")))
+    real, calls = module.atomic_write, []
+
+    def full_twice(*args, **kwargs):
+        calls.append(1)
+        if len(calls) <= 2:
+            raise OSError(28, "disk full")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "atomic_write", full_twice)
     progress, notes = _progress(tmp_path / "p.json", g)
     assert _prove(ev, ring, progress) == pi
-    assert [kind for kind, _ in notes] == ["save-failed"] and "disk full" in notes[0][1]
+    assert [kind for kind, _ in notes] == ["save-failed", "state"] and "disk full" in notes[0][1]
+    assert "saved again" in notes[1][1] and progress.saves == len(EDGES) - 2 and len(calls) == len(EDGES)
+
+
+def test_an_unreadable_progress_file_means_starting_from_the_top(statement, small_ranges, tmp_path) -> None:
+    g, ring, ev, l, pi = statement
+    (tmp_path / "p.json").mkdir()                           # reading it fails with EISDIR
+    progress, notes = _progress(tmp_path / "p.json", g)
+    with unittest.mock.patch.object(ProofProgress, "save", lambda *a: None):
+        assert _prove(ev, ring, progress) == pi
+    assert notes[0][0] == "rejected" and "cannot read" in notes[0][1]
+
+
+def test_cli_refuses_to_compute_a_proof_it_would_not_keep(statement, tmp_path) -> None:
+    from modforge.vdf import write_checkpoints
+
+    g, ring, ev, l, pi = statement
+    write_checkpoints(tmp_path / "ck.json", ev)
+    one_line_error(_cli("prove", "--checkpoints", tmp_path / "ck.json", "--proof", "wesolowski"),
+                   "out: the proof would be computed and not kept")
+    one_line_error(_cli("eval", "--modulus", g.modulus, "--x", 5, "--t", 100, "--proof", "wesolowski",
+                        "--resume-dir", tmp_path / "state"), "out: a resumable evaluation deletes its state")
+    assert not (tmp_path / "state").exists()
+
+
+def test_cli_eval_output_that_cannot_be_printed_keeps_the_state(statement, small_ranges, tmp_path,
+                                                               monkeypatch) -> None:
+    """--json alone: the proof exists only in the output, so the state goes only after it is printed."""
+    import modforge.cli.vdf as cli_vdf
+
+    g, ring, ev, l, pi = statement
+    args = ["eval", "--modulus", g.modulus, "--x", ev.x, "--t", T, "--proof", "wesolowski", "--backend", "gmp",
+            "--workers", 0, "--resume-dir", tmp_path, "--checkpoint-interval", "0.000001s", "--json"]
+    real = cli_vdf._print_eval
+
+    def broken_pipe(*a, **k):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli_vdf, "_print_eval", broken_pipe)
+    one_line_error(_cli(*args), "Broken pipe")
+    assert list(tmp_path.glob("*.proof.json")) and list(tmp_path.glob("*.values"))
+    monkeypatch.setattr(cli_vdf, "_print_eval", real)
+    res = _cli(*args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["resumable"]["proof_resumed_at"] is not None and int(doc["proof"]["proof"]["pi"], 16) == pi
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_resumed_proof_is_verified_even_when_the_caller_skips_the_check(statement, small_ranges,

@@ -128,7 +128,7 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
     """Make a new key pair (e = 65537; the primes from OpenSSL, through `cryptography`)."""
     import hashlib
 
-    from ..fileio import atomic_write, check_output_path, same_file
+    from ..fileio import check_output_path, commit_staged, discard_staged, same_file, stage_file
     from ..rsa import generate_private_key_pem, load_public_key
 
     check_output_path(out_path, "out", overwrite=force)
@@ -143,23 +143,37 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
     start = time.perf_counter()
     private_pem, public_pem = generate_private_key_pem(bits, password)
     seconds = time.perf_counter() - start
-    # The private key first: a public key is derived from it again, a private key is not.  If the public
-    # key then cannot be written, a private key this call created is removed again; one that replaced an
-    # existing key (--force) stays, since the old one is gone either way.
+    # Both files are staged (written and fsynced beside their names) before either is replaced, so a full
+    # disk leaves the old pair as it was.  Then the private key goes in first: if the public key cannot
+    # follow, a private key this call created is removed again, and one that replaced an older key stays
+    # (the old one is gone) with the old public key, which no longer matches, removed too.
     replaced = Path(out_path).exists()
-    atomic_write(out_path, private_pem, mode=0o600, exclusive=not force)
-    if public_path is not None:
+    staged_private = stage_file(out_path, private_pem, mode=0o600)
+    try:
+        staged_public = stage_file(public_path, public_pem) if public_path is not None else None
+    except BaseException:
+        discard_staged(staged_private)
+        raise
+    try:
+        commit_staged(staged_private, out_path, exclusive=not force)
+    except BaseException:
+        if staged_public is not None:
+            discard_staged(staged_public)
+        raise
+    if staged_public is not None:
         try:
-            atomic_write(public_path, public_pem, exclusive=not force)
+            commit_staged(staged_public, public_path, exclusive=not force)
         except BaseException as exc:
             if not replaced:
                 Path(out_path).unlink(missing_ok=True)
                 raise
+            stale = Path(public_path).exists()
+            Path(public_path).unlink(missing_ok=True)
             if isinstance(exc, OSError):
                 raise ParameterError("public_out", f"cannot write {public_path!r} ({exc.strerror or exc}); the new "
-                                                   f"private key is in {out_path!r} (the old one is replaced): "
-                                                   f"derive its public key with `openssl pkey -in {out_path} "
-                                                   f"-pubout`") from None
+                                                   f"private key is in {out_path!r} (the old one is replaced)"
+                                                   f"{' and the old public key is removed' if stale else ''}: "
+                                                   f"derive the public key with `openssl pkey -pubout`") from None
             raise
     public = load_public_key(public_pem)
     der = public.n.to_bytes((public.n.bit_length() + 7) // 8, "big")

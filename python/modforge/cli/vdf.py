@@ -171,6 +171,9 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     _check_outputs(out=out_path, checkpoints=checkpoints_path)
     keep = ("wesolowski", "pietrzak") if checkpoints_path else ()
     resume = _resume_options(t, resume_dir, no_resume, restart, interval_text, stop_after_text, show_progress)
+    if resume is not None and ptype is not None and not out_path and not as_json:
+        raise ParameterError("out", "a resumable evaluation deletes its state when it ends, so the proof would be "
+                                    "lost: give --out FILE (or --json)")
     bar = _progress(show_progress, t) if resume is None else None
 
     def deliver(ev, proof) -> None:
@@ -179,6 +182,13 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
             write_proof(out_path, proof)
         if checkpoints_path:
             write_checkpoints(checkpoints_path, ev)
+
+    printed: list[bool] = []
+
+    def report(result) -> None:
+        # Also before the state is deleted: the proof may exist only in this output (--json).
+        _print_eval(result, group, t, out_path, checkpoints_path, as_json)
+        printed.append(True)
 
     try:
         if bar is not None:
@@ -189,7 +199,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
                              deliver=deliver)
         else:
             result = run(group, x, t, ptype, backend=backend, memory=memory_bytes(memory_mib), workers=workers,
-                         keep=keep, resume=resume, deliver=deliver)
+                         keep=keep, resume=resume, deliver=deliver, report=report if resume is not None else None)
     except (ProofFailed, WorkerError) as exc:
         hint = (f"; the evaluation's state is kept in {resume.directory} (rerun with --restart to compute it "
                 f"again)") if resume is not None else ""
@@ -202,6 +212,13 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
             raise
         _interrupted(f"the evaluation's state (and a long Wesolowski proof's progress) is kept in "
                      f"{resume.directory}")
+    if not printed:
+        _print_eval(result, group, t, out_path, checkpoints_path, as_json)
+
+
+def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: str | None,
+                as_json: bool) -> None:
+    """What ``vdf eval`` prints about a finished run (before a resumable run's state is deleted)."""
     ev = result.evaluation
     # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
     done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
@@ -225,6 +242,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         doc["checkpoints_file"] = checkpoints_path
     if as_json:
         click.echo(json.dumps(doc, indent=1))
+        sys.stdout.flush()              # a failed write (EPIPE, a full disk) raises here, state kept
         return
     click.echo(f"y            {hex(ev.y)}")
     click.echo(f"statement    |x^(2^{t})| mod a {group.bits}-bit N, x = {hex(ev.x)}")
@@ -257,6 +275,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
             click.echo("note         use --out FILE to save the proof, or --json to print it")
     if checkpoints_path:
         click.echo(f"checkpoints  {checkpoints_path}")
+    sys.stdout.flush()                  # a failed write (EPIPE, a full disk) raises here
 
 
 def _interrupted(kept: str) -> NoReturn:
@@ -354,6 +373,8 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
         workers = default_workers(ev.group, ev.t, proof_type, DEFAULT_MEMORY_BYTES, CostModel())
     interval = parse_duration(interval_text, "checkpoint-interval")   # checked even where it is not used
     directory = _prove_resume_dir(ev.t, proof_type, resume_dir, no_resume, restart)
+    if not out_path and not as_json:
+        raise ParameterError("out", "the proof would be computed and not kept: give --out FILE or --json")
     with _proof_progress(directory, ev, interval) as progress:
         if progress is not None and restart:
             progress.clear()
@@ -370,17 +391,19 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
         seconds = time.perf_counter() - start
         if out_path:
             write_proof(out_path, proof)
+        if as_json:
+            click.echo(proof.to_json(), nl=False)
+        else:
+            click.echo(f"proof        {proof_type}, {seconds:.3f} s on {1 + workers} process(es)")
+            if progress is not None and progress.resumed_at is not None:
+                click.echo(f"resumed      from {progress.path} (the ranges above bit {progress.resumed_at} were "
+                           f"done)")
+            click.echo(f"y            {hex(proof.y)}")
+            if out_path:
+                click.echo(f"written      {out_path}")
+        sys.stdout.flush()              # a failed write (EPIPE, a full disk) raises here, progress kept
         if progress is not None:
-            progress.clear()            # only once the proof is written
-    if as_json:
-        click.echo(proof.to_json(), nl=False)
-        return
-    click.echo(f"proof        {proof_type}, {seconds:.3f} s on {1 + workers} process(es)")
-    if progress is not None and progress.resumed_at is not None:
-        click.echo(f"resumed      from {progress.path} (the ranges above bit {progress.resumed_at} were done)")
-    click.echo(f"y            {hex(proof.y)}")
-    if out_path:
-        click.echo(f"written      {out_path}")
+            progress.clear()            # only once the proof is written and printed
 
 
 def _prove_resume_dir(t: int, proof_type: str, resume_dir: str | None, no_resume: bool, restart: bool):

@@ -96,7 +96,8 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     is saved as it goes and picked up by the next call.  A proof that went on from saved state is always
     verified (whatever ``check`` says), and one that fails is computed once more from the top.  A proof
     that fails for good deletes the saved state; a verified one leaves it for the caller to delete
-    (``progress.clear()``) once the proof is written, so that a failed write costs no proof work."""
+    (``progress.clear()``) once the proof is written, so that a failed write costs at most the work
+    since the last save."""
     check_proof_type(proof_type)
     if proof_type == "pietrzak" and pietrzak.t_problem(evaluation.t):
         raise ParameterError("t", pietrzak.t_problem(evaluation.t))
@@ -184,7 +185,8 @@ def default_workers(group: Group, t: int, proof_type: str | None, memory: int, c
 def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, backend: str = "auto",
         memory: int = DEFAULT_MEMORY_BYTES, workers: int | None = None, keep: Iterable[str] = (),
         progress: Progress | None = None, cost: CostModel | None = None, resume: ResumeOptions | None = None,
-        deliver: Callable[[Evaluation, Proof | None], None] | None = None) -> Run:
+        deliver: Callable[[Evaluation, Proof | None], None] | None = None,
+        report: Callable[[Run], None] | None = None) -> Run:
     """Evaluate ``|x^(2^t)|`` and, if ``proof_type`` is given, prove it on ``1 + workers`` processes.
 
     ``keep`` names proof types whose checkpoints are stored as well (for a later :func:`prove`).
@@ -192,8 +194,9 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     With ``resume``, the evaluation is checked and checkpointed and picks up where an earlier run
     of the same statement stopped (:mod:`modforge.vdf.resume`; ``progress`` is then replaced by
     ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early.
-    ``deliver(evaluation, proof)`` runs before a resumable evaluation's state is deleted (write the
-    outputs there): if it raises, the state is kept and a rerun only proves.
+    ``deliver(evaluation, proof)`` and then ``report(run)`` run before a resumable evaluation's state
+    is deleted (write the outputs and print there): if either raises, the state is kept and a rerun
+    only proves, from the proof's saved progress.
     """
     group = modulus if isinstance(modulus, Group) else Group(modulus)
     x = group.require("x", x)
@@ -249,27 +252,30 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
                          "faults_detected": sr.faults_detected, "rollbacks": sr.rollbacks,
                          "rejected_checkpoints": sr.rejected_checkpoints}
             eval_seconds, cpu1 = time.perf_counter() - start, time.process_time()
-            proof = progress = None
+            proof = saved_proof = None
             start = time.perf_counter()
             if proof_type is not None:
-                progress = session.proof_progress(resume) if session is not None else None
-                proof = prove(ev, proof_type, pool=pool, cost=cost, progress=progress)
-                if progress is not None:
-                    chain["proof_resumed_at"] = progress.resumed_at
+                saved_proof = session.proof_progress(resume) if session is not None else None
+                proof = prove(ev, proof_type, pool=pool, cost=cost, progress=saved_proof)
+                if saved_proof is not None:
+                    chain["proof_resumed_at"] = saved_proof.resumed_at
             proof_seconds, cpu2 = time.perf_counter() - start, time.process_time()
         finally:
             pool.close()
+        plans = {}
+        if wes is not None:
+            plans["wesolowski"] = wes.as_dict()
+        if pie is not None:
+            plans["pietrzak"] = pie.as_dict()
+        result = Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1,
+                     ring.report(), processes, chain)
         if deliver is not None:
             deliver(ev, proof)
-        # Only now, with the outputs written: a failed write keeps the proof's progress too.
+        if report is not None:
+            report(result)
+        # Only now, with the outputs written: a failed write keeps the state and the proof's progress.
         if session is not None and not resume.keep:
             session.clear(finished=True)
-        elif progress is not None:
-            progress.clear()
-    plans = {}
-    if wes is not None:
-        plans["wesolowski"] = wes.as_dict()
-    if pie is not None:
-        plans["pietrzak"] = pie.as_dict()
-    return Run(ev, proof, eval_seconds, proof_seconds, workers, cost, plans, cpu1 - cpu0, cpu2 - cpu1,
-               ring.report(), processes, chain)
+        elif saved_proof is not None:
+            saved_proof.clear()
+    return result

@@ -200,17 +200,18 @@ def _no_constants(name: str) -> Any:
     raise Reject(f"{name} is not a JSON number")
 
 
-def _read_stdin(limit: int, what: str) -> bytes:
-    """Standard input, read in pieces up to ``limit`` bytes (ParameterError past it)."""
+def _read_bounded(stream, limit: int, what: str, name: str) -> bytes:
+    """``stream`` read in pieces up to ``limit`` bytes (ParameterError past it): a FIFO, a device or a
+    growing file cannot make us hold more than the limit, whatever its size said."""
     pieces, size = [], 0
     while True:
-        piece = sys.stdin.buffer.read(min(1 << 20, limit + 1 - size))
+        piece = stream.read(min(1 << 20, limit + 1 - size))
         if not piece:
             return b"".join(pieces)
         pieces.append(piece)
         size += len(piece)
         if size > limit:
-            raise ParameterError(what, f"standard input: more than the {limit}-byte limit for this file")
+            raise ParameterError(what, f"{name}: more than the {limit}-byte limit for this file")
 
 
 def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, what: str = "FILE",
@@ -224,12 +225,15 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
     p = "standard input" if from_stdin else Path(path)
     try:
         if from_stdin:
-            raw = _read_stdin(limit, what)
+            if sys.stdin is None:
+                raise ParameterError(what, "there is no standard input to read")
+            raw = _read_bounded(sys.stdin.buffer, limit, what, "standard input")
         else:
             size = p.stat().st_size
             if size > limit:
                 raise ParameterError(what, f"{p}: {size} bytes, more than the {limit}-byte limit for this file")
-            raw = p.read_bytes()
+            with p.open("rb") as fh:
+                raw = _read_bounded(fh, limit, what, str(p))
         text = raw.decode("utf-8")
     except ParameterError:
         raise

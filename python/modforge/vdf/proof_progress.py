@@ -12,7 +12,7 @@ challenge prime ``l``, ``kappa``, the checkpoint count and the range width) and
 carries a SHA-256 of its contents.  One that does not match, or is damaged, is
 reported and set aside (``*.corrupt``); one made for another plan or range width is left to be
 replaced; either way the proof starts from the top.  A save that fails (a full disk) is reported
-once and the proof goes on without saving.  Nothing
+once, and the proof goes on and tries again at the next interval.  Nothing
 loaded is trusted beyond that: the finished proof is verified, and one that fails
 after a resumed start is computed again from the top
 (:func:`modforge.vdf.api.prove`).  Format in docs/vdf.md ("Resumable proofs").
@@ -81,6 +81,11 @@ class ProofProgress:
             raw = self.path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            # The proof needs no disk: unreadable saved state only means starting from the top.
+            self.notify("rejected", f"cannot read the proof's progress {self.path} ({exc.strerror or exc}); "
+                                    f"the proof starts from the top")
+            return None
         try:
             try:
                 doc = json.loads(raw)
@@ -123,21 +128,24 @@ class ProofProgress:
         now = time.monotonic()
         if now - self._last_save < self.interval:
             return
-        if self.save_failed:
-            return
         doc = self._fields(l, kappa, checkpoints, width)
         doc.update(next_bit=b, acc=hex(acc))
         doc["sha256"] = _digest(doc)
+        self._last_save = now
         try:
             atomic_write(self.path, json.dumps(doc, indent=1) + "\n")
         except OSError as exc:
-            # The proof needs no disk: go on without saving (the last good file stays), and say so once.
+            # The proof needs no disk: go on (the last good file stays) and try again next interval;
+            # say so once, and again when saving works again.
+            if not self.save_failed:
+                self.notify("save-failed", f"cannot save the proof's progress to {self.path} "
+                                           f"({exc.strerror or exc}); going on, trying again every interval")
             self.save_failed = True
-            self.notify("save-failed", f"cannot save the proof's progress to {self.path} "
-                                       f"({exc.strerror or exc}); going on without saving it")
             return
+        if self.save_failed:
+            self.notify("state", f"the proof's progress is saved again to {self.path}")
+            self.save_failed = False
         self.saves += 1
-        self._last_save = now
 
     def clear(self) -> None:
         """Delete the saved state (the proof is done, or it is to start from the top)."""
