@@ -164,7 +164,9 @@ def remove_stale_temps(directory: Path, name_prefix: str) -> int:
 
 def user_cache_dir(name: str) -> Path:
     """``$XDG_CACHE_HOME/modforge/<name>`` (``~/.cache`` when the variable is unset)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):     # the XDG spec: a relative value is to be ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "modforge" / name
 
 

@@ -11,7 +11,10 @@ with the date and the modforge version, for every later process.  After the meas
 choice the default order below applies.
 
 ``MODFORGE_TUNING`` overrides this: ``static`` never measures (the shipped data, then
-the default order: reproducible), ``measure`` measures even on the shipped data's CPU.
+the default order: reproducible; the test suite runs so), ``measure`` measures afresh, once
+per process and width, whatever the cache holds and whatever the CPU.  A cached ranking is
+used only under the same identity (CPU, GMP version, modforge version) and over the same
+candidate backends; delete the file (or run once with ``measure``) to measure again.
 """
 
 from __future__ import annotations
@@ -62,8 +65,8 @@ def cpu_name() -> str:
 
 
 @lru_cache(maxsize=1)
-def this_machine() -> dict:
-    """The identity tuning data is measured under: CPU name and the features the native dispatch reads."""
+def _cpu_identity() -> dict:
+    """CPU name and the features the native dispatch reads: what the shipped data records."""
     try:
         from .. import native
 
@@ -71,6 +74,14 @@ def this_machine() -> dict:
     except ImportError:
         features = {}
     return {"cpu": cpu_name(), "cpu_features": features}
+
+
+@lru_cache(maxsize=1)
+def this_machine() -> dict:
+    """The identity a measurement is kept under: the CPU, and the GMP and modforge it measured."""
+    import gmpy2
+
+    return {**_cpu_identity(), "gmp": gmpy2.mp_version(), "modforge": _version()}
 
 
 def _mode() -> str:
@@ -90,11 +101,15 @@ def ranked_backends(bits: int, available: list[str]) -> list[str]:
     mode = _mode()
     data = _measured()
     order: list[str] = []
-    shipped_applies = {k: data.get(k) for k in ("cpu", "cpu_features")} == this_machine()
-    if mode == "static" or (mode == "auto" and shipped_applies) or bits > WIDTHS[-1]:
+    shipped_applies = {k: data.get(k) for k in ("cpu", "cpu_features")} == _cpu_identity()
+    # Outside the measured widths (the native backends take 256 to 4096 bits) the shipped ranges say GMP.
+    if mode == "static" or (mode == "auto" and shipped_applies) or not WIDTHS[0] <= bits <= WIDTHS[-1]:
         order += _shipped_ranking(data, bits, available)
     else:
-        order += machine_ranking(bits, available)
+        try:
+            order += machine_ranking(bits, available, fresh=mode == "measure")
+        except Exception:           # noqa: BLE001 - a choice of speed must never stop a computation
+            pass
     order += [name for name in DEFAULT_PREFERENCE if name in available]
     order.append("python")
     return list(dict.fromkeys(order))
@@ -123,36 +138,48 @@ def _version() -> str:
 
 
 def _read_cache(path: Path, identity: dict) -> dict:
-    """The cached rankings per width, or {} when there are none for this identity and version."""
+    """The cached document for this identity, or {} when there is none (missing, damaged, another identity)."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-        if (doc.get("format"), doc.get("version"), doc.get("identity"), doc.get("modforge")) != \
-                (CACHE_FORMAT, CACHE_VERSION, identity, _version()):
+        if not isinstance(doc, dict) or (doc.get("format"), doc.get("version"), doc.get("identity")) != \
+                (CACHE_FORMAT, CACHE_VERSION, identity):
             return {}
-        ranked = doc["ranked"]
-        if not isinstance(ranked, dict) or not all(isinstance(v, list) for v in ranked.values()):
-            return {}
+        for field in ("ranked", "candidates", "ns_per_squaring"):
+            if not isinstance(doc.get(field), dict):
+                return {}
         return doc
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
-        return {}           # missing or damaged: measured again and rewritten
+    except (OSError, ValueError, RecursionError):
+        return {}           # measured again and rewritten
 
 
-def machine_ranking(bits: int, available: list[str]) -> list[str]:
-    """Candidates ranked by this machine's own measurement at ``bits``'s width (measured once, then cached)."""
+def _valid_ranking(doc: dict, width: int, candidates: list[str]) -> list[str] | None:
+    """The cached ranking at ``width`` if it was measured over exactly ``candidates``."""
+    ranked = doc.get("ranked", {}).get(str(width))
+    measured = doc.get("candidates", {}).get(str(width))
+    if not (isinstance(ranked, list) and isinstance(measured, list) and sorted(measured) == sorted(candidates)
+            and all(isinstance(name, str) for name in ranked)):
+        return None
+    return ranked
+
+
+def machine_ranking(bits: int, available: list[str], fresh: bool = False) -> list[str]:
+    """Candidates ranked by this machine's own measurement at ``bits``'s width: measured once (``fresh``:
+    whatever the cache holds), then cached in memory and on disk."""
     width = width_for(bits)
     if width not in _session:
         identity = this_machine()
         path = cache_path(identity)
+        candidates = [name for name in CANDIDATES if name in available]
         doc = _read_cache(path, identity)
-        ranked = doc.get("ranked", {}).get(str(width)) if doc else None
+        ranked = None if fresh else _valid_ranking(doc, width, candidates)
         if ranked is None:
-            times = {name: ns for name in CANDIDATES if name in available
-                     for ns in [time_backend(name, width)] if ns is not None}
+            times = time_backends(candidates, width)
             ranked = sorted(times, key=times.get)
             doc = doc or {"format": CACHE_FORMAT, "version": CACHE_VERSION, "identity": identity,
-                          "modforge": _version(), "ranked": {}, "ns_per_squaring": {}}
+                          "ranked": {}, "candidates": {}, "ns_per_squaring": {}}
             doc["ranked"][str(width)] = ranked
-            doc.setdefault("ns_per_squaring", {})[str(width)] = {k: round(v, 1) for k, v in times.items()}
+            doc["candidates"][str(width)] = candidates
+            doc["ns_per_squaring"][str(width)] = {k: round(v, 1) for k, v in times.items()}
             doc["date"] = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
             try:
                 from ..fileio import atomic_write
@@ -165,6 +192,20 @@ def machine_ranking(bits: int, available: list[str]) -> list[str]:
     return [name for name in _session[width] if name in available]
 
 
+def time_backends(names: list[str], bits: int) -> dict[str, float]:
+    """ns per squaring at ``bits`` for each backend that takes the width: the best of RUNS rounds, the
+    backends taking turns within each round (so a moment of load falls on all of them)."""
+    runs = {name: run for name in names for run in [_timed_run(name, bits)] if run is not None}
+    best = {name: float("inf") for name in runs}
+    for _ in range(RUNS):
+        for name, run in list(runs.items()):
+            try:
+                best[name] = min(best[name], run())
+            except Exception:       # noqa: BLE001 - a backend that fails here is not a candidate
+                del runs[name], best[name]
+    return best
+
+
 def tuning_modulus(bits: int) -> int:
     """An odd modulus of exactly ``bits`` bits, the same on every machine (no structure a backend favours)."""
     digest = hashlib.shake_256(f"modforge-tuning:{bits}".encode()).digest(bits // 8 + 1)
@@ -172,29 +213,35 @@ def tuning_modulus(bits: int) -> int:
     return n | (1 << (bits - 1)) | 1
 
 
-def time_backend(name: str, bits: int) -> float | None:
-    """ns per squaring of ``name`` at ``bits``: the best of RUNS runs of about RUN_SECONDS, or None when it
-    cannot take the width."""
+def _timed_run(name: str, bits: int):
+    """A function timing one run of ``name`` at ``bits`` (ns per squaring, about RUN_SECONDS), or None when
+    the backend cannot take the width or fails."""
     from .backends import _resolve
 
     n = tuning_modulus(bits)
     try:
         backend = _resolve(name)(n)
-    except (ValueError, ParameterError, ImportError):
+        x = n // 3
+        k = 16
+        while True:                               # grow k until one run takes a millisecond
+            start = time.perf_counter()
+            backend.sqr_n(x, k)
+            elapsed = time.perf_counter() - start
+            if elapsed >= 1e-3 or k >= 1 << 24:
+                break
+            k *= 4
+    except Exception:               # noqa: BLE001 - outside its widths, or broken: not a candidate
         return None
-    x = n // 3
-    k = 16
-    while True:                                   # grow k until one run takes a millisecond
-        start = time.perf_counter()
-        backend.sqr_n(x, k)
-        elapsed = time.perf_counter() - start
-        if elapsed >= 1e-3 or k >= 1 << 24:
-            break
-        k *= 4
     k = max(1, int(k * RUN_SECONDS / max(elapsed, 1e-9)))
-    best = float("inf")
-    for _ in range(RUNS):
+
+    def run() -> float:
         start = time.perf_counter()
         backend.sqr_n(x, k)
-        best = min(best, time.perf_counter() - start)
-    return best / k * 1e9
+        return (time.perf_counter() - start) / k * 1e9
+
+    return run
+
+
+def time_backend(name: str, bits: int) -> float | None:
+    """ns per squaring of ``name`` at ``bits`` alone (best of RUNS), or None."""
+    return time_backends([name], bits).get(name)
