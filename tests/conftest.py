@@ -1,8 +1,11 @@
-"""Settings for the whole test suite."""
+"""Settings and checks for the whole test suite."""
 
 from __future__ import annotations
 
 import os
+import signal
+
+import pytest
 
 
 def pytest_configure(config) -> None:
@@ -10,3 +13,16 @@ def pytest_configure(config) -> None:
     # each test's backend depend on the load, and write into the user's cache on a CPU the data was
     # not measured on).  tests/engine/test_tuning.py sets its own mode per test.  Subprocesses inherit it.
     os.environ.setdefault("MODFORGE_TUNING", "static")
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_are_restored():
+    """A test (or the code under it) that leaves its own SIGINT/SIGTERM handler behind would swallow the
+    Ctrl-C of a later test; fail the test that leaked it, and restore the handlers for the next."""
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    after = {sig: signal.getsignal(sig) for sig in before}
+    for sig, handler in before.items():
+        signal.signal(sig, handler)
+    leaked = {signal.Signals(sig).name: after[sig] for sig in before if after[sig] != before[sig]}
+    assert not leaked, f"signal handlers left installed: {leaked}"
