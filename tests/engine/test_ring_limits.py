@@ -44,9 +44,9 @@ def test_gmp_sqr_n_in_chunks_is_exact(k: int) -> None:
 def test_gmp_sqr_n_stops_on_ctrl_c() -> None:
     """2^40 squarings: a 2^40-bit exponent used to abort GMP; now chunks, and Ctrl-C lands between them.
 
-    The interrupt comes from the kernel (SIGALRM after 0.3 s, raising KeyboardInterrupt as SIGINT's
-    default handler does), not from a thread calling interrupt_main(): that needs the GIL and once, in
-    a full parallel run, never landed."""
+    The interrupt is SIGALRM after 0.3 s with a handler raising KeyboardInterrupt, as SIGINT's default
+    one does, not SIGINT itself: a process a non-interactive shell starts in the background ignores
+    SIGINT (POSIX), so there interrupt_main() did nothing and the test squared towards 2^40."""
     def ctrl_c(signum, frame):
         raise KeyboardInterrupt
 
