@@ -38,3 +38,52 @@ def test_output_paths_that_a_rename_would_damage_are_refused(tmp_path) -> None:
     with pytest.raises(ParameterError, match="exists; give --force"):
         check_output_path(tmp_path / "file", "out", overwrite=False)
     assert check_output_path(tmp_path / "file", "out") == tmp_path / "file"
+
+
+def test_an_exclusive_commit_without_hard_links_leaves_no_empty_placeholder(tmp_path, monkeypatch) -> None:
+    """The fallback claims the name with an empty O_EXCL file, then renames over it; a failed rename
+    must take that placeholder away again (an empty key file would block every rerun)."""
+    import errno
+    import os as os_module
+
+    from modforge import fileio
+
+    def no_links(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    def failing_rename(src, dst):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os_module, "link", no_links)
+    monkeypatch.setattr(os_module, "replace", failing_rename)
+    with pytest.raises(OSError, match="Input/output error"):
+        fileio.atomic_write(tmp_path / "key.pem", b"secret", mode=0o600, exclusive=True)
+    assert list(tmp_path.iterdir()) == []
+    # Without the failure the fallback puts the file in place, and refuses an existing one.
+    monkeypatch.undo()
+    monkeypatch.setattr(os_module, "link", no_links)
+    fileio.atomic_write(tmp_path / "key.pem", b"secret", mode=0o600, exclusive=True)
+    assert (tmp_path / "key.pem").read_bytes() == b"secret"
+    assert (tmp_path / "key.pem").stat().st_mode & 0o777 == 0o600
+    with pytest.raises(FileExistsError):
+        fileio.atomic_write(tmp_path / "key.pem", b"other", exclusive=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["key.pem"]
+
+
+def test_staging_closes_its_descriptor_when_chmod_fails(tmp_path, monkeypatch) -> None:
+    import errno
+    import os as os_module
+
+    from modforge import fileio
+
+    def no_chmod(fd, mode):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    before = len(os_module.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os_module, "fchmod", no_chmod)
+    for _ in range(20):
+        with pytest.raises(OSError):
+            fileio.stage_file(tmp_path / "f", b"x")
+    monkeypatch.undo()
+    assert len(os_module.listdir("/proc/self/fd")) <= before + 1
+    assert list(tmp_path.iterdir()) == []

@@ -67,8 +67,8 @@ def stage_file(path: str | os.PathLike, data: bytes | str, mode: int | None = No
     directory = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=directory)
     try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(fd, "wb") as fh:        # owns (and closes) the descriptor from here on
+            os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
@@ -82,6 +82,7 @@ def commit_staged(tmp: Path, path: str | os.PathLike, exclusive: bool = False) -
     """Put a staged file in place (linked with ``exclusive``: FileExistsError if ``path`` exists); the
     staged file is gone afterwards either way."""
     path = Path(path)
+    placeholder = False
     try:
         if exclusive:
             try:
@@ -91,13 +92,17 @@ def commit_staged(tmp: Path, path: str | os.PathLike, exclusive: bool = False) -
             except OSError:
                 # A file system without hard links: an O_EXCL placeholder claims the name, the rename fills it.
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, tmp.stat().st_mode & 0o7777))
+                placeholder = True
                 os.replace(tmp, path)
             else:
-                os.unlink(tmp)
+                discard_staged(tmp)         # the file is in place: the extra name goes, best effort
         else:
             os.replace(tmp, path)
     except BaseException:
+        renamed = placeholder and not tmp.exists()      # interrupted just after the rename: the file is in place
         discard_staged(tmp)
+        if placeholder and not renamed:
+            discard_staged(path)            # our empty placeholder, never a file someone else made
         raise
     fsync_dir(path.parent if str(path.parent) else Path("."))
 

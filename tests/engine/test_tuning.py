@@ -149,3 +149,11 @@ def test_a_real_measurement_ranks_what_the_backends_really_do(monkeypatch, tmp_p
     assert set(ns) == {b for b in tuning.CANDIDATES if b in avail} and ns[ranked[0]] == min(ns.values())
     ring = ModRing(tuning.tuning_modulus(2000), backend="auto")
     assert ring.backend == ranked[0] and ring.sqr_n(3, 50) == pow(3, 1 << 50, ring.modulus)
+
+
+def test_when_nothing_can_be_timed_no_ranking_is_kept(fresh, monkeypatch) -> None:
+    _elsewhere(monkeypatch)
+    monkeypatch.setattr(tuning, "time_backends", lambda names, bits: {})
+    avail = ["gmp", "adx", "python"]
+    assert tuning.ranked_backends(1024, avail) == ["adx", "gmp", "python"]          # the default order
+    assert not tuning.cache_path(ELSEWHERE).exists() and 1024 not in tuning._session

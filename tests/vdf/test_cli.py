@@ -127,7 +127,7 @@ def test_bad_input_is_exit_2(n: int, args, fragment: str, tmp_path) -> None:
 def test_prove_with_a_bad_checkpoints_file_is_exit_2(tmp_path) -> None:
     bad = tmp_path / "ck.json"
     bad.write_text('{"format": "something-else"}')
-    res = CliRunner().invoke(vdf, ["prove", "--checkpoints", str(bad), "--proof", "wesolowski"])
+    res = CliRunner().invoke(vdf, ["prove", "--checkpoints", str(bad), "--proof", "wesolowski", "--json"])
     assert res.exit_code == 2 and "checkpoints:" in res.stderr
 
 

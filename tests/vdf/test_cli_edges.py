@@ -83,7 +83,7 @@ def test_json_the_reader_cannot_take_is_unreadable(tmp_path, text, reason) -> No
     path = tmp_path / "p.json"
     path.write_text(text)
     one_line_error(invoke("verify", path), reason)
-    one_line_error(invoke("prove", "--checkpoints", path, "--proof", "wesolowski"), reason)
+    one_line_error(invoke("prove", "--checkpoints", path, "--proof", "wesolowski", "--json"), reason)
 
 
 def test_pietrzak_stops_at_t_2_64_minus_2(proof_doc, n: int) -> None:
@@ -156,7 +156,7 @@ def test_a_checkpoints_file_whose_plans_do_not_fit_it_is_refused(n: int, tmp_pat
     edit(doc)
     ck.write_text(json.dumps(doc))
     for ptype in ("wesolowski", "pietrzak"):
-        one_line_error(invoke("prove", "--checkpoints", ck, "--proof", ptype), reason)
+        one_line_error(invoke("prove", "--checkpoints", ck, "--proof", ptype, "--json"), reason)
 
 
 # -- eval: small things ----------------------------------------------------------------------------------------

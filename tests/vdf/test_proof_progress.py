@@ -269,7 +269,7 @@ def test_cli_prove_resume_options_that_do_not_go_together(statement, tmp_path, e
 
     g, ring, ev, l, pi = statement
     write_checkpoints(tmp_path / "ck.json", _with_pietrzak(ev))
-    res = _cli("prove", "--checkpoints", tmp_path / "ck.json", *extra)
+    res = _cli("prove", "--checkpoints", tmp_path / "ck.json", "--json", *extra)
     one_line_error(res, param)
 
 

@@ -165,15 +165,16 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
             commit_staged(staged_public, public_path, exclusive=not force)
         except BaseException as exc:
             if not replaced:
-                Path(out_path).unlink(missing_ok=True)
+                discard_staged(Path(out_path))
                 raise
             stale = Path(public_path).exists()
-            Path(public_path).unlink(missing_ok=True)
+            discard_staged(Path(public_path))
             if isinstance(exc, OSError):
                 raise ParameterError("public_out", f"cannot write {public_path!r} ({exc.strerror or exc}); the new "
                                                    f"private key is in {out_path!r} (the old one is replaced)"
                                                    f"{' and the old public key is removed' if stale else ''}: "
-                                                   f"derive the public key with `openssl pkey -pubout`") from None
+                                                   f"derive the public key with `openssl pkey -in {out_path} "
+                                                   f"-pubout`") from None
             raise
     public = load_public_key(public_pem)
     der = public.n.to_bytes((public.n.bit_length() + 7) // 8, "big")

@@ -359,6 +359,8 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
     if workers is not None and workers < 0:
         raise ParameterError("workers", f"must be >= 0, got {workers}")
     _check_outputs(out=out_path)
+    if not out_path and not as_json:
+        raise ParameterError("out", "the proof would be computed and not kept: give --out FILE or --json")
     if out_path is not None:
         from ..fileio import same_file
 
@@ -373,8 +375,6 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
         workers = default_workers(ev.group, ev.t, proof_type, DEFAULT_MEMORY_BYTES, CostModel())
     interval = parse_duration(interval_text, "checkpoint-interval")   # checked even where it is not used
     directory = _prove_resume_dir(ev.t, proof_type, resume_dir, no_resume, restart)
-    if not out_path and not as_json:
-        raise ParameterError("out", "the proof would be computed and not kept: give --out FILE or --json")
     with _proof_progress(directory, ev, interval) as progress:
         if progress is not None and restart:
             progress.clear()

@@ -174,6 +174,8 @@ def machine_ranking(bits: int, available: list[str], fresh: bool = False) -> lis
         ranked = None if fresh else _valid_ranking(doc, width, candidates)
         if ranked is None:
             times = time_backends(candidates, width)
+            if not times:
+                return []           # nothing could be timed: the default order, and no ranking kept
             ranked = sorted(times, key=times.get)
             doc = doc or {"format": CACHE_FORMAT, "version": CACHE_VERSION, "identity": identity,
                           "ranked": {}, "candidates": {}, "ns_per_squaring": {}}
