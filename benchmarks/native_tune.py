@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import platform
 import random
 import statistics
 import subprocess
@@ -31,22 +30,13 @@ from pathlib import Path
 import gmpy2
 
 from modforge import native
+from modforge.engine.tuning import cpu_name
 
 ROOT = Path(__file__).resolve().parents[1]
 TUNING = ROOT / "python" / "modforge" / "engine" / "tuning.json"
 DEFAULT_BITS = [256, 512, 768, 1024, 1536, 2048, 3072, 4096]
 # Candidates for `auto`; ifma-mont is measured for the comparison only.
 AUTO_CANDIDATES = ("portable", "adx", "ifma", "gmp")
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def rustc_version() -> str:

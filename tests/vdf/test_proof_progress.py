@@ -134,6 +134,13 @@ def _resign(doc: dict) -> dict:
     return doc
 
 
+def _forged_progress(statement, tmp_path):
+    """A saved state with a valid digest but a wrong accumulator (4): what only verification can catch."""
+    doc = _saved_doc(statement, tmp_path)
+    (tmp_path / "progress.json").write_text(json.dumps(_resign({**doc, "acc": hex(4)})))
+    return _progress(tmp_path / "progress.json", statement[0])
+
+
 @pytest.mark.parametrize("change, reason", [
     (lambda d: _resign({**d, "key": "another statement"}), "its key"),
     (lambda d: _resign({**d, "l": hex(int(d["l"], 16) + 2)}), "its l"),
@@ -182,9 +189,7 @@ def test_a_damaged_or_foreign_progress_file_is_set_aside_and_the_proof_starts_ov
 def test_a_forged_accumulator_with_a_valid_digest_is_caught_and_the_proof_computed_again(statement, small_ranges,
                                                                                       tmp_path) -> None:
     g, ring, ev, l, pi = statement
-    doc = _saved_doc(statement, tmp_path)
-    (tmp_path / "progress.json").write_text(json.dumps(_resign({**doc, "acc": hex(4)})))
-    progress, notes = _progress(tmp_path / "progress.json", g)
+    progress, notes = _forged_progress(statement, tmp_path)
     proof = prove(ev, "wesolowski", ring=ring, progress=progress)
     assert proof.pi == pi and verify(proof).valid
     assert [kind for kind, _ in notes] == ["state", "rejected"]
@@ -382,9 +387,7 @@ def test_cli_eval_output_that_cannot_be_printed_keeps_the_state(statement, small
 def test_a_resumed_proof_is_verified_even_when_the_caller_skips_the_check(statement, small_ranges,
                                                                          tmp_path) -> None:
     g, ring, ev, l, pi = statement
-    doc = _saved_doc(statement, tmp_path)
-    (tmp_path / "progress.json").write_text(json.dumps(_resign({**doc, "acc": hex(4)})))
-    progress, notes = _progress(tmp_path / "progress.json", g)
+    progress, notes = _forged_progress(statement, tmp_path)
     assert prove(ev, "wesolowski", ring=ring, progress=progress, check=False).pi == pi
     assert "does not verify" in notes[-1][1]
 

@@ -278,6 +278,13 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
     sys.stdout.flush()                  # a failed write (EPIPE, a full disk) raises here
 
 
+def _refuse_given(reason: str, **given: bool) -> None:
+    """ParameterError naming the first option given (``resume_dir`` is ``--resume-dir``) that cannot be."""
+    for name, present in given.items():
+        if present:
+            raise ParameterError(name.replace("_", "-"), reason)
+
+
 def _interrupted(kept: str) -> NoReturn:
     """Exit 130 after Ctrl-C outside the squaring loop, saying what was kept."""
     click.echo(f"modforge: interrupted; {kept} (rerun the same command to go on)", err=True)
@@ -306,10 +313,8 @@ def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bo
     from ..vdf.resume import ResumeOptions, cache_dir
 
     if no_resume:
-        for name, given in (("resume-dir", resume_dir is not None), ("restart", restart),
-                            ("stop-after", stop_after_text is not None)):
-            if given:
-                raise ParameterError(name, "does not go with --no-resume")
+        _refuse_given("does not go with --no-resume", resume_dir=resume_dir is not None, restart=restart,
+                      stop_after=stop_after_text is not None)
         return None
     if resume_dir is None and not restart and stop_after_text is None and t < RESUME_MIN_T:
         return None
@@ -412,16 +417,10 @@ def _prove_resume_dir(t: int, proof_type: str, resume_dir: str | None, no_resume
 
     from ..vdf.resume import cache_dir
 
-    if no_resume:
-        for name, given in (("resume-dir", resume_dir is not None), ("restart", restart)):
-            if given:
-                raise ParameterError(name, "does not go with --no-resume")
-        return None
-    if proof_type != "wesolowski":
-        for name, given in (("resume-dir", resume_dir is not None), ("restart", restart)):
-            if given:
-                raise ParameterError(name, "applies to Wesolowski proofs only (a Pietrzak proof from "
-                                           "checkpoints is seconds of work)")
+    if no_resume or proof_type != "wesolowski":
+        _refuse_given("does not go with --no-resume" if no_resume else
+                      "applies to Wesolowski proofs only (a Pietrzak proof from checkpoints is seconds of work)",
+                      resume_dir=resume_dir is not None, restart=restart)
         return None
     if resume_dir is None and not restart and t < RESUME_MIN_T:
         return None

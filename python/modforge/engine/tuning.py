@@ -243,7 +243,3 @@ def _timed_run(name: str, bits: int):
 
     return run
 
-
-def time_backend(name: str, bits: int) -> float | None:
-    """ns per squaring of ``name`` at ``bits`` alone (best of RUNS), or None."""
-    return time_backends([name], bits).get(name)

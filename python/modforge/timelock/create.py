@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import secrets
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 import gmpy2
 
 from ..arith.base import ParameterError
+from ..engine.tuning import cpu_name
 from ..fileio import atomic_write, check_output_path
 from .puzzle import MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
@@ -51,17 +51,6 @@ def generate_modulus(bits: int) -> tuple[int, int, int]:
         n = p * q
         if p != q and n.bit_length() == bits:
             return n, p, q
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def calibrate(n: int, backend: str = "auto", seconds: float = 0.5) -> dict[str, Any]:
