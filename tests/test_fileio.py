@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import threading
 from unittest import mock
 
 import pytest
 
 from modforge.arith.base import ParameterError
-from modforge.fileio import atomic_write, check_output_path
+from modforge.fileio import InputTooLarge, atomic_write, check_output_path, read_bounded
 
 
 @pytest.mark.parametrize("links", [True, False])
@@ -87,3 +88,123 @@ def test_staging_closes_its_descriptor_when_chmod_fails(tmp_path, monkeypatch) -
     monkeypatch.undo()
     assert len(os_module.listdir("/proc/self/fd")) <= before + 1
     assert list(tmp_path.iterdir()) == []
+
+
+# -- read_bounded -------------------------------------------------------------------------------------------
+def test_read_bounded_takes_up_to_the_limit_and_refuses_one_byte_more(tmp_path) -> None:
+    path = tmp_path / "f"
+    for size in (0, 1, 999, 1000):
+        path.write_bytes(b"\xa5" * size)
+        assert read_bounded(path, 1000) == b"\xa5" * size
+        with path.open("rb") as fh:
+            assert read_bounded(fh, 1000) == b"\xa5" * size
+    path.write_bytes(b"\xa5" * 1001)
+    with pytest.raises(InputTooLarge, match="f: more than the 1000-byte limit") as info:
+        read_bounded(path, 1000)
+    assert info.value.limit == 1000
+    with pytest.raises(FileNotFoundError):
+        read_bounded(tmp_path / "missing", 1000)
+
+
+def test_read_bounded_stops_at_the_limit_on_endless_and_growing_sources(tmp_path) -> None:
+    """A size from stat() says nothing for these: the reader must stop by itself, holding limit + 1 bytes."""
+    with pytest.raises(InputTooLarge, match="/dev/zero"):
+        read_bounded("/dev/zero", 3 << 20)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    written: list[int] = []
+
+    def writer() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as fh:
+            for _ in range(64):
+                fh.write(b"x" * 4096)
+                written.append(4096)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    with pytest.raises(InputTooLarge, match="standard input"):
+        with open(fifo, "rb") as fh:
+            read_bounded(fh, 10_000, "standard input")
+    thread.join(timeout=10)
+    assert not thread.is_alive() and sum(written) < 64 * 4096     # the reader did not drain the writer
+
+
+@pytest.fixture
+def endless(tmp_path):
+    """A FIFO that yields 17 MiB of zeros, more than any reader's limit: a bounded reader stops early; an
+    unbounded one would read it all and fail on the contents instead (a clear test failure, not a hang)."""
+    fifo = tmp_path / "endless"
+    os.mkfifo(fifo)
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError), open(fifo, "wb") as fh:
+            for _ in range(17 * 16):
+                fh.write(bytes(1 << 16))
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    yield fifo
+    if thread.is_alive():                # never opened by the reader (or set aside): let the writer finish
+        with contextlib.suppress(OSError):
+            fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            os.close(fd)
+    thread.join(timeout=10)
+
+
+def _puzzle(path):
+    from modforge.timelock import load_puzzle_file
+    load_puzzle_file(path)
+
+
+def _trapdoor(path):
+    from modforge.timelock.puzzle import load_trapdoor
+    load_trapdoor(path, None)
+
+
+def _checkpoint(path):
+    from modforge.timelock import CheckpointStore
+    from modforge.timelock.puzzle import SquaringTask
+    CheckpointStore(path.parent, SquaringTask(n=253, x=2, t=10)).read(path)
+
+
+def _proof_progress(path):
+    from modforge.vdf.proof_progress import ProofProgress
+    events: list[tuple[str, str]] = []
+    assert ProofProgress(path, "k" * 64, 253, notify=lambda *e: events.append(e)).load(5, 64, 2, 8) is None
+    [(kind, text)] = events
+    assert kind == "rejected" and "more than the" in text
+    raise ValueError(text)              # what the caller sees, for the shared check below
+
+
+def _eval_plan(path):
+    from types import SimpleNamespace
+    from modforge.vdf.resume import Session
+    Session.load_plans(SimpleNamespace(plan_path=path, id="s"))
+
+
+def _private_key(path):
+    from modforge.rsa.keys import read_private_key
+    read_private_key(path)
+
+
+def _rsa_input(path):
+    from modforge.rsa.files import SMALL_INPUT_LIMIT, read_input
+    read_input(path, "in", SMALL_INPUT_LIMIT)
+
+
+def _vdf_json(path):
+    from modforge.vdf.formats import read_json
+    read_json(path)
+
+
+@pytest.mark.parametrize("reader", [_puzzle, _trapdoor, _checkpoint, _proof_progress, _eval_plan, _private_key,
+                                    _rsa_input, _vdf_json])
+def test_every_reader_of_outside_files_stops_at_its_limit(endless, monkeypatch, reader) -> None:
+    """Each file modforge reads back (puzzles, trapdoors, checkpoints, proof progress, plans, keys, RSA inputs,
+    proofs) is read through :func:`read_bounded`: an endless file is refused with a message naming the
+    limit, never read until memory runs out."""
+    from modforge.timelock import puzzle
+    monkeypatch.setattr(puzzle, "MAX_PUZZLE_FILE_BYTES", 1 << 20)
+    with pytest.raises(Exception, match=r"more than the \d+[- ]byte|larger than the \d+ bytes") as info:
+        reader(endless)
+    assert not isinstance(info.value, (MemoryError, AssertionError))

@@ -14,7 +14,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 from .arith.base import ParameterError
 
@@ -33,6 +33,35 @@ def fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+class InputTooLarge(ValueError):
+    """A file or stream holds more than its reader's limit."""
+
+    def __init__(self, name: str, limit: int):
+        super().__init__(f"{name}: more than the {limit}-byte limit for this file")
+        self.name, self.limit = name, limit
+
+
+def read_bounded(source: str | os.PathLike | BinaryIO, limit: int, name: str | None = None) -> bytes:
+    """All bytes of ``source`` (a path, or a binary stream such as ``sys.stdin.buffer``), at most ``limit``.
+
+    Read in pieces, so a FIFO, ``/dev/zero`` or a file growing while we read can never make us hold more
+    than the limit (a size from ``stat`` would not say).  Past it: :class:`InputTooLarge`; a path that
+    cannot be read raises its OSError.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as fh:
+            return read_bounded(fh, limit, name or str(source))
+    pieces, size = [], 0
+    while True:
+        piece = source.read(min(1 << 20, limit + 1 - size))
+        if not piece:
+            return b"".join(pieces)
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            raise InputTooLarge(name or "input", limit)
 
 
 def _umask() -> int:

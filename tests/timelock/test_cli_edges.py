@@ -101,6 +101,22 @@ def test_create_refuses_empty_payloads_and_absurd_lengths(tmp_path, args, text) 
     assert not (tmp_path / "p.json").exists()
 
 
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_create_refuses_a_payload_past_the_limit_before_reading_it_all(tmp_path, monkeypatch, source) -> None:
+    """The limit holds while reading: an endless --file (here /dev/zero) or standard input stops at it."""
+    from modforge.timelock import puzzle
+    monkeypatch.setattr(puzzle, "MAX_PAYLOAD", 1000)
+    base = ["create", "--bits", 256, "--t", 50, "--out", tmp_path / "p.json"]
+    if source == "file":
+        res = run(*base, "--file", "/dev/zero")
+    else:
+        res = CliRunner().invoke(cli, ["timelock", *map(str, base), "--file", "-"], input=bytes(1001))
+    one_line_error(res, "more than the 1000-byte limit for this file (a puzzle locks at most 1000 bytes)")
+    assert not (tmp_path / "p.json").exists()
+    exact = CliRunner().invoke(cli, ["timelock", *map(str, base), "--file", "-"], input=b"\x01" * 1000)
+    assert exact.exit_code == 0, exact.output
+
+
 def test_a_message_that_is_not_utf8_is_locked_byte_for_byte(tmp_path) -> None:
     raw = "caf\udce9"              # how Python receives the argument bytes b"caf\xe9" on a UTF-8 system
     assert run("create", "--bits", 256, "--t", 50, "--message", raw, "--out", tmp_path / "p.json").exit_code == 0

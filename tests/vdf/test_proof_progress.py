@@ -251,6 +251,8 @@ def test_cli_prove_is_interrupted_then_goes_on(statement, small_ranges, tmp_path
     assert res.exit_code == 130, res.output
     assert "the proof's progress is kept in" in res.output and "rerun the same command" in res.output
     assert not (tmp_path / "proof.json").exists()
+    kept = [p.name for p in state.iterdir()]
+    assert len(kept) == 1 and kept[0].endswith(".json"), kept           # the progress, not the lock file
     monkeypatch.setattr(ProofProgress, "save", real_save)
     res = _cli(*args)
     assert res.exit_code == 0, res.output

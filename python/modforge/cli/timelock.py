@@ -71,8 +71,16 @@ def create(bits: int, duration_text: str | None, t_text: str | None, message: st
     duration = parse_duration(duration_text) if duration_text is not None else None
     t = parse_int(t_text, "t") if t_text is not None else None
     if file_path is not None:
+        from ..fileio import InputTooLarge, read_bounded
+        from ..timelock.puzzle import MAX_PAYLOAD
+
         try:
-            payload = sys.stdin.buffer.read() if file_path == "-" else Path(file_path).read_bytes()
+            if file_path == "-":
+                payload = read_bounded(sys.stdin.buffer, MAX_PAYLOAD, "standard input")
+            else:
+                payload = read_bounded(file_path, MAX_PAYLOAD, repr(file_path))
+        except InputTooLarge as exc:
+            raise ParameterError("file", f"{exc} (a puzzle locks at most {MAX_PAYLOAD} bytes)") from None
         except OSError as exc:
             raise ParameterError("file", f"cannot read {file_path!r}: {exc.strerror or exc}") from None
     else:

@@ -455,7 +455,9 @@ def _proof_progress(directory, ev, interval: float):
             yield progress
         finally:
             reporter.finish()
-        lock_path.unlink(missing_ok=True)      # finished (an exception skips this and keeps the lock file)
+            # Also after a failure or Ctrl-C (the progress file stays for the rerun): safe while held, since
+            # a second process never waits for this lock (LOCK_NB), it fails and exits.
+            lock_path.unlink(missing_ok=True)
 
 
 # ------------------------------------------------------------------------------------------------ verify

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write
+from ..fileio import InputTooLarge, atomic_write, read_bounded
 
 
 # Signatures, ciphertexts and raw blocks are one modulus long (at most 2 KiB): a larger file is not one,
@@ -24,16 +24,14 @@ def unreadable(exc: OSError, path: str | Path, name: str) -> ParameterError:
     return ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}")
 
 
-def read_input(path: str | Path, name: str, limit: int | None = None) -> bytes:
+def read_input(path: str | Path, name: str, limit: int) -> bytes:
     """The bytes of ``path`` (at most ``limit``); ParameterError naming ``name`` when it cannot be read."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read() if limit is None else fh.read(limit + 1)
+        return read_bounded(path, limit)
+    except InputTooLarge:
+        raise ParameterError(name, f"{str(path)!r} is larger than the {limit} bytes this input may have") from None
     except OSError as exc:
         raise unreadable(exc, path, name) from None
-    if limit is not None and len(data) > limit:
-        raise ParameterError(name, f"{str(path)!r} is larger than the {limit} bytes this input may have")
-    return data
 
 
 def read_message(path: str | Path, scheme: str, hash_name: str | None, name: str = "in"):

@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError
+from ..fileio import InputTooLarge, read_bounded
 
 MIN_BITS = 1024
 MAX_BITS = 4096
+MAX_KEY_FILE_BYTES = 1 << 20    # a 4096-bit private key is about 3.3 KB of PEM
 
 
 def _require(ok: bool, problem: str) -> None:
@@ -273,7 +275,9 @@ def load_public_key(data: bytes) -> RSAPublicKey:
 
 def _read(path: str | Path) -> bytes:
     try:
-        return Path(path).read_bytes()
+        return read_bounded(path, MAX_KEY_FILE_BYTES, repr(str(path)))
+    except InputTooLarge as exc:
+        raise ParameterError("key", f"{exc}: not a key file") from None
     except OSError as exc:
         raise ParameterError("key", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
 

@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, exclusive_lock, remove_stale_temps, user_cache_dir
+from ..fileio import InputTooLarge, atomic_write, exclusive_lock, read_bounded, remove_stale_temps, user_cache_dir
 from .puzzle import SquaringTask, canonical_json
 
 CHECKPOINT_FORMAT = "modforge-timelock-checkpoint"
 CHECKPOINT_VERSION = 1
 KEEP = 2
+MAX_FILE_BYTES = 1 << 20     # a 16384-bit value and its fields are a few KiB
 
 
 class CheckpointCorrupt(Exception):
@@ -127,7 +128,9 @@ class CheckpointStore:
     def read(self, path: Path) -> Checkpoint:
         """Parse and check one file; :class:`CheckpointCorrupt` says what is wrong with it."""
         try:
-            raw = path.read_bytes()
+            raw = read_bounded(path, MAX_FILE_BYTES)
+        except InputTooLarge as exc:
+            raise CheckpointCorrupt(path, f"too large: more than the {exc.limit} bytes a checkpoint may have") from None
         except OSError as exc:
             raise CheckpointCorrupt(path, f"unreadable: {exc.strerror or exc}") from None
         try:

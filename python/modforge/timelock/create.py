@@ -23,11 +23,10 @@ import gmpy2
 from ..arith.base import ParameterError
 from ..engine.tuning import cpu_name
 from ..fileio import atomic_write, check_output_path
-from .puzzle import MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
+from .puzzle import MAX_PAYLOAD, MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
 MIN_BITS = 256
 MAX_BITS = 16384
-MAX_PAYLOAD = 64 << 20
 
 
 def _random_prime(bits: int) -> int:

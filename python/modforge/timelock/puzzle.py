@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError
+from ..fileio import InputTooLarge, read_bounded
 
 PUZZLE_FORMAT = "modforge-timelock-puzzle"
 PUZZLE_VERSION = 1
@@ -33,6 +34,11 @@ CIPHER = "chacha20-poly1305"
 KDF = "hkdf-sha256"
 NONCE_BYTES = 12
 TAG_BYTES = 16
+MAX_PAYLOAD = 64 << 20
+# A puzzle file is its header and the base64 ciphertext of at most MAX_PAYLOAD bytes; a trapdoor file is a
+# few hex numbers.  Larger files are refused before they are read into memory.
+MAX_PUZZLE_FILE_BYTES = 4 * ((MAX_PAYLOAD + TAG_BYTES + 2) // 3) + (1 << 20)
+MAX_TRAPDOOR_FILE_BYTES = 1 << 20
 KEY_INFO_TAG = b"modforge/timelock/v1/payload-key\x00"
 TASK_ID_TAG = "modforge/timelock/v1/task"
 # Header fields bound into the ciphertext as associated data (in this order is irrelevant:
@@ -291,7 +297,9 @@ def parse_puzzle(data: bytes, path: Path | None = None) -> PuzzleFile:
 def load_puzzle_file(path: str | Path) -> PuzzleFile:
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_bounded(p, MAX_PUZZLE_FILE_BYTES, repr(str(p)))
+    except InputTooLarge as exc:
+        raise ParameterError("puzzle", f"{exc}: not a puzzle file") from None
     except OSError as exc:
         raise ParameterError("puzzle", f"cannot read {str(p)!r}: {exc.strerror or exc}") from None
     return parse_puzzle(data, p)
@@ -315,7 +323,9 @@ def trapdoor_document(puzzle: PuzzleFile, p: int, q: int) -> dict[str, Any]:
 def load_trapdoor(path: str | Path, puzzle: PuzzleFile) -> tuple[int, int]:
     """(p, q) from a trapdoor file, checked against the puzzle's modulus."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(path, MAX_TRAPDOOR_FILE_BYTES, repr(str(path)))
+    except InputTooLarge as exc:
+        raise ParameterError("trapdoor", f"{exc}: not a trapdoor file") from None
     except OSError as exc:
         raise ParameterError("trapdoor", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     doc = load_json(data, "trapdoor", "a JSON trapdoor file")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write
+from ..fileio import InputTooLarge, atomic_write, read_bounded
 from .evaluation import MAX_T, Evaluation
 from .fiat_shamir import PROOF_TYPES
 from .group import Group, Reject
@@ -200,20 +200,6 @@ def _no_constants(name: str) -> Any:
     raise Reject(f"{name} is not a JSON number")
 
 
-def _read_bounded(stream, limit: int, what: str, name: str) -> bytes:
-    """``stream`` read in pieces up to ``limit`` bytes (ParameterError past it): a FIFO, a device or a
-    growing file cannot make us hold more than the limit, whatever its size said."""
-    pieces, size = [], 0
-    while True:
-        piece = stream.read(min(1 << 20, limit + 1 - size))
-        if not piece:
-            return b"".join(pieces)
-        pieces.append(piece)
-        size += len(piece)
-        if size > limit:
-            raise ParameterError(what, f"{name}: more than the {limit}-byte limit for this file")
-
-
 def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, what: str = "FILE",
               stdin: bool = False) -> Any:
     """Load a JSON file.  Unreadable (missing, too large, not UTF-8 JSON): ParameterError (exit 2).
@@ -227,16 +213,17 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
         if from_stdin:
             if sys.stdin is None:
                 raise ParameterError(what, "there is no standard input to read")
-            raw = _read_bounded(sys.stdin.buffer, limit, what, "standard input")
+            raw = read_bounded(sys.stdin.buffer, limit, "standard input")
         else:
             size = p.stat().st_size
             if size > limit:
                 raise ParameterError(what, f"{p}: {size} bytes, more than the {limit}-byte limit for this file")
-            with p.open("rb") as fh:
-                raw = _read_bounded(fh, limit, what, str(p))
+            raw = read_bounded(p, limit)
         text = raw.decode("utf-8")
     except ParameterError:
         raise
+    except InputTooLarge as exc:
+        raise ParameterError(what, str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ParameterError(what, f"cannot read {p}: {reason}") from None

@@ -26,11 +26,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..fileio import atomic_write
+from ..fileio import InputTooLarge, atomic_write, read_bounded
 from ..timelock.puzzle import canonical_json
 
 FORMAT = "modforge-vdf-proof-progress"
 VERSION = 1
+MAX_FILE_BYTES = 1 << 20        # the largest sound file (a 16384-bit acc) is under 5 KiB
 
 # (kind, message): "state" for news; warnings "rejected" (a file set aside, a resumed proof that failed)
 # and "save-failed".
@@ -78,9 +79,11 @@ class ProofProgress:
         self._last_save = time.monotonic()
         self.resumed_at = None
         try:
-            raw = self.path.read_bytes()
+            raw = read_bounded(self.path, MAX_FILE_BYTES)
         except FileNotFoundError:
             return None
+        except InputTooLarge as exc:
+            return self._reject(exc)
         except OSError as exc:
             # The proof needs no disk: unreadable saved state only means starting from the top.
             self.notify("rejected", f"cannot read the proof's progress {self.path} ({exc.strerror or exc}); "
@@ -114,13 +117,16 @@ class ProofProgress:
             if not 0 < acc < self.modulus:
                 raise ValueError("acc is not a residue modulo N")
         except (ValueError, KeyError, TypeError) as exc:
-            aside = self._set_aside()
-            self.notify("rejected", f"proof progress {self.path} not used ({exc}); "
-                                    f"{'moved to ' + str(aside) + ', ' if aside else ''}the proof starts from the top")
-            return None
+            return self._reject(exc)
         self.resumed_at = b
         self.notify("state", f"the proof goes on from {self.path}: bits {b} .. 0 of {kappa} left per checkpoint")
         return b, acc
+
+    def _reject(self, reason: Exception) -> None:
+        """A damaged file: reported, set aside, and the proof starts from the top (returns None)."""
+        aside = self._set_aside()
+        self.notify("rejected", f"proof progress {self.path} not used ({reason}); "
+                                f"{'moved to ' + str(aside) + ', ' if aside else ''}the proof starts from the top")
 
     def save(self, l: int, kappa: int, checkpoints: int, width: int, b: int, acc: int) -> None:
         """Record that the ranges above bit ``b`` are in ``acc`` (skipped within ``interval`` of the last)."""

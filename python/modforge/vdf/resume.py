@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, exclusive_lock, fsync_dir, remove_stale_temps, user_cache_dir
+from ..fileio import (InputTooLarge, atomic_write, exclusive_lock, fsync_dir, read_bounded, remove_stale_temps,
+                      user_cache_dir)
 from ..timelock.checkpoint import Checkpoint
 from ..timelock.puzzle import SquaringTask, TimelockError, canonical_json
 from ..timelock.solver import ChainHooks, SolveResult, solve
@@ -44,6 +45,7 @@ VERSION = 1
 SESSION_TAG = "modforge/vdf/v1/eval-session"
 TASK_TAG = "modforge/vdf/v1/eval-task"
 DIGEST_BYTES = 16
+MAX_PLAN_BYTES = 1 << 20        # a plan is a few hundred bytes of JSON
 
 
 def cache_dir() -> Path:
@@ -133,12 +135,16 @@ class Session:
 
         A plan file that does not check out is an error (its journal was written for it)."""
         try:
-            raw = self.plan_path.read_bytes()
+            raw = read_bounded(self.plan_path, MAX_PLAN_BYTES)
         except FileNotFoundError:
             return None
+        except InputTooLarge:
+            raw = None
         except OSError as exc:
             raise ParameterError("resume-dir", f"cannot read {self.plan_path}: {exc.strerror or exc}") from None
         try:
+            if raw is None:
+                raise ValueError(f"more than the {MAX_PLAN_BYTES}-byte limit for this file")
             doc = json.loads(raw)
             if not isinstance(doc, dict) or doc.get("format") != PLAN_FORMAT or doc.get("version") != VERSION:
                 raise ValueError(f"not a {PLAN_FORMAT} version {VERSION} file")
