@@ -101,6 +101,7 @@ LAZY_SUBCOMMANDS = {
     "bench": "modforge.cli.bench:bench",
     "hw": "modforge.cli.hw:hw",
     "rsa": "modforge.cli.rsa:rsa",
+    "cache": "modforge.cli.cache:cache",
 }
 
 

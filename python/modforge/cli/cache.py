@@ -1,0 +1,149 @@
+"""``modforge cache list|clean``: what modforge keeps on disk between runs, and removing it on request."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import click
+
+from ..arith.base import ParameterError
+from .main import ErrorExitGroup
+
+EXIT_PARTLY_FAILED = 1
+
+
+@click.group(cls=ErrorExitGroup)
+def cache() -> None:
+    """What modforge keeps between runs ($XDG_CACHE_HOME/modforge): list it, clean it.
+
+    State areas (resumable runs lose their progress when cleaned): timelock, vdf.
+    Rebuilt on demand: tuning, anchors, hw, rsa-keys, results (benchmark results).
+    """
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n} B"
+
+
+def _age(seconds: float) -> str:
+    from ..timelock.durations import format_duration
+    return format_duration(max(0.0, seconds))
+
+
+def _areas(names: tuple[str, ...]) -> tuple[str, ...] | None:
+    from ..cache import AREAS
+
+    if not names or "all" in names:
+        return None
+    unknown = [n for n in names if n not in AREAS]
+    if unknown:
+        raise ParameterError("area", f"unknown area {unknown[0]!r}: choose from {', '.join(AREAS)} or all")
+    return tuple(dict.fromkeys(names))
+
+
+@cache.command("list")
+@click.argument("areas", nargs=-1)
+@click.option("--items", "every_item", is_flag=True,
+              help="One line per item in every area (default: per item in timelock and vdf, per area elsewhere).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every item).")
+def list_cmd(areas: tuple[str, ...], every_item: bool, as_json: bool) -> None:
+    """List what is kept in AREA... (default all): each resumable run's state, and the other areas' sizes."""
+    from ..cache import STATE_AREAS, cache_root, scan
+
+    root = cache_root()
+    items = scan(root, _areas(areas))
+    if as_json:
+        click.echo(json.dumps({"root": str(root), "items": [i.as_dict() for i in items],
+                               "bytes": sum(i.size for i in items)}, indent=1))
+        return
+    if not items:
+        click.echo(f"nothing kept under {root}")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    now = time.time()
+    rows: list[tuple[str, str, int, int, float, str]] = []
+    summaries: dict[str, list] = {}
+    for item in items:
+        if every_item or item.area in STATE_AREAS:
+            rows.append((item.area, item.name, len(item.paths), item.size, item.modified,
+                         ("in use; " if item.in_use else "") + item.detail))
+        else:
+            summary = summaries.setdefault(item.area, [item.area, "", 0, 0, 0.0, 0])
+            summary[2] += len(item.paths)
+            summary[3] += item.size
+            summary[4] = max(summary[4], item.modified)
+            summary[5] += 1
+    for area, _, files, size, modified, count in summaries.values():
+        rows.append((area, f"({count} item{'s' * (count != 1)})", files, size, modified, ""))
+    table = Table(title=f"{root}", title_justify="left")
+    for column, justify in (("area", "left"), ("item", "left"), ("files", "right"), ("size", "right"),
+                            ("age", "right"), ("state", "left")):
+        table.add_column(column, justify=justify, no_wrap=column != "state")
+    for area, name, files, size, modified, state in rows:
+        table.add_row(area, name, str(files), _size(size), _age(now - modified), state)
+    console = Console()
+    console.print(table)
+    console.print(f"{len(items)} item{'s' * (len(items) != 1)}, {_size(sum(i.size for i in items))}. "
+                  f"`modforge cache clean AREA --older-than 30d` removes those not changed for 30 days.",
+                  highlight=False)
+
+
+@cache.command("clean")
+@click.argument("areas", nargs=-1, required=True)
+@click.option("--older-than", "older_text", help="Only items not changed for this long: 30d, 12h, 90m.")
+@click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def clean_cmd(areas: tuple[str, ...], older_text: str | None, dry_run: bool, as_json: bool) -> None:
+    """Remove what is kept in AREA... (`all` for every area).
+
+    Cleaning timelock or vdf loses the progress of the runs whose state is removed: a rerun starts from
+    the beginning. Items in use by a running modforge are skipped. Exit 1 if something could not be removed.
+    """
+    from ..cache import cache_root, remove, scan
+    from ..timelock.durations import parse_duration
+
+    chosen = _areas(areas)
+    min_age = parse_duration(older_text, "older-than") if older_text is not None else None
+    root = cache_root()
+    now = time.time()
+    removed, skipped, failed = [], [], []
+    for item in scan(root, chosen):
+        if min_age is not None and now - item.modified < min_age:
+            continue
+        if item.in_use:
+            skipped.append(item)
+            continue
+        if dry_run:
+            removed.append(item)
+            continue
+        try:
+            (removed if remove(item) else skipped).append(item)
+        except OSError as exc:
+            failed.append((item, exc.strerror or str(exc)))
+    verb = "would remove" if dry_run else "removed"
+    if as_json:
+        click.echo(json.dumps({"root": str(root), "dry_run": dry_run,
+                               "removed": [i.as_dict() for i in removed],
+                               "skipped_in_use": [i.as_dict() for i in skipped],
+                               "failed": [dict(i.as_dict(), error=e) for i, e in failed],
+                               "bytes": sum(i.size for i in removed)}, indent=1))
+    else:
+        for item in removed:
+            click.echo(f"{verb:<12} {item.area}/{item.name} ({len(item.paths)} files, {_size(item.size)})"
+                       + (f": {item.detail}" if item.detail else ""))
+        for item in skipped:
+            click.echo(f"{'in use':<12} {item.area}/{item.name}: left alone")
+        for item, error in failed:
+            click.echo(f"modforge: cannot remove {item.area}/{item.name}: {error}", err=True)
+        click.echo(f"{verb} {len(removed)} item{'s' * (len(removed) != 1)}, "
+                   f"{_size(sum(i.size for i in removed))} under {root}"
+                   + (f"; {len(skipped)} in use" if skipped else ""))
+    if failed:
+        raise click.exceptions.Exit(EXIT_PARTLY_FAILED)
