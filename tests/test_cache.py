@@ -150,3 +150,23 @@ def test_an_empty_or_missing_cache(cache_home) -> None:
     assert CliRunner().invoke(cli, ["cache", "list"]).output.startswith("nothing kept under ")
     res = CliRunner().invoke(cli, ["cache", "clean", "all", "--json"])
     assert res.exit_code == 0 and json.loads(res.stdout)["removed"] == []
+
+
+def test_an_area_lock_covers_every_item_in_the_area(cache_home) -> None:
+    """The anchors' builds hold the area's ``.lock`` while any build runs: then nothing there is removed."""
+    from modforge.bench.anchors import _locked
+
+    anchors = user_cache_dir("anchors")
+    (anchors / "gmp" / "lib").mkdir(parents=True)
+    (anchors / "gmp" / "lib" / "libgmp.a").write_bytes(b"\0" * 100)
+    (anchors / "bin").mkdir()
+    with _locked(anchors / ".lock"):
+        items = scan(areas=("anchors",))
+        assert sorted(i.name for i in items) == ["bin", "gmp"] and all(i.in_use for i in items)
+        res = CliRunner().invoke(cli, ["cache", "clean", "anchors"])
+        assert res.exit_code == 0 and "removed 0 items" in res.output and "2 in use" in res.output, res.output
+        assert (anchors / "gmp" / "lib" / "libgmp.a").exists()
+    [gmp] = [i for i in scan(areas=("anchors",)) if i.name == "gmp"]
+    assert gmp.size >= 100 and not gmp.in_use
+    assert CliRunner().invoke(cli, ["cache", "clean", "anchors"]).exit_code == 0
+    assert [p.name for p in anchors.iterdir()] == [".lock"]          # the area's lock stays

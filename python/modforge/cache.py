@@ -36,6 +36,7 @@ AREAS = STATE_AREAS + REBUILDABLE_AREAS
 # with a leading dot for atomic_write's temporaries.
 _STATE_NAME = re.compile(r"^\.?((?:timelock|vdf-eval|vdf-prove)-[0-9a-f]{16})")
 _DETAIL_FILE_LIMIT = 1 << 20
+AREA_LOCK = ".lock"
 
 
 @dataclass
@@ -47,6 +48,7 @@ class Item:
     modified: float = 0.0       # newest modification time of anything in it
     in_use: bool = False
     detail: str = ""
+    locks: list[Path] = field(default_factory=list)     # its own lock files, and its area's if it has one
 
     def as_dict(self) -> dict:
         return {"area": self.area, "name": self.name, "files": len(self.paths), "bytes": self.size,
@@ -164,8 +166,12 @@ def _group(area: str, directory: Path) -> list[Item]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     aliases = _session_checkpoint_names(entries) if area == "vdf" else {}
+    # An area-wide lock (the anchors' builds hold ``.lock`` while they run) covers every item in it.
+    area_lock = [e for e in entries if e.name == AREA_LOCK]
     items: dict[str, Item] = {}
     for entry in entries:
+        if entry.name == AREA_LOCK:
+            continue
         match = _STATE_NAME.match(entry.name)
         if match:
             name = aliases.get(match.group(1), match.group(1))
@@ -179,7 +185,8 @@ def _group(area: str, directory: Path) -> list[Item]:
         item.size += size
         item.modified = max(item.modified, modified)
     for item in items.values():
-        with _held([p for p in item.paths if _is_lock(p)]) as free:
+        item.locks = area_lock + [p for p in item.paths if _is_lock(p)]
+        with _held(item.locks) as free:
             item.in_use = not free
         if _STATE_NAME.match(item.name):
             item.detail = _describe_state(item)
@@ -202,9 +209,9 @@ def scan(root: Path | None = None, areas: tuple[str, ...] | None = None) -> list
 
 
 def remove(item: Item) -> bool:
-    """Delete ``item`` while holding its locks (lock files last); False, deleting nothing, if it is in use."""
-    locks = [p for p in item.paths if _is_lock(p)]
-    with _held(locks) as free:
+    """Delete ``item`` while holding its locks (its lock files last; an area's lock stays); False, deleting
+    nothing, if it is in use."""
+    with _held(item.locks) as free:
         if not free:
             item.in_use = True
             return False
