@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from .support import one_line_error
 from .timelock.helpers import make_puzzle, plain_squaring
 from .vdf.helpers import rsa
-from modforge.cache import Item, remove, scan
+from modforge.cache import CLEANABLE_AREAS, Item, remove, scan
 from modforge.cli.main import cli
 from modforge.fileio import user_cache_dir
 from modforge.timelock import SolveInterrupted, solve
@@ -118,28 +118,53 @@ def test_clean_removes_what_is_older_and_the_runs_start_over_right(stopped_runs,
     assert result.chain["start_step"] == 2000 and verify(result.proof).valid
     assert result.evaluation.y == group.canon(key.power(x, T))
     res = CliRunner().invoke(cli, ["cache", "clean", "all"])
-    assert res.exit_code == 0 and scan() == [], res.output
+    assert res.exit_code == 0 and scan(areas=CLEANABLE_AREAS) == [], res.output
+    assert f"removed      vdf/vdf-prove-{'ab' * 8} (1 file, " in res.output, res.output    # not the lock it took
 
 
 def test_a_file_that_cannot_be_removed_is_reported_and_the_rest_goes(stopped_runs, monkeypatch) -> None:
+    tuning = user_cache_dir("tuning")
+    tuning.mkdir(parents=True)
+    (tuning / "machine-0123.json").write_text("{}")
     real_unlink = Path.unlink
 
     def refuse(self, *a, **k):
-        if self.name == "bench-vdf.json":
+        if self.name == "machine-0123.json":
             raise PermissionError(13, "Permission denied")
         return real_unlink(self, *a, **k)
 
     monkeypatch.setattr(Path, "unlink", refuse)
-    res = CliRunner().invoke(cli, ["cache", "clean", "results", "hw"])
+    res = CliRunner().invoke(cli, ["cache", "clean", "tuning", "timelock"])
     assert res.exit_code == 1
-    assert "modforge: cannot remove results/bench-vdf.json: Permission denied" in res.stderr
-    assert [f"{i.area}/{i.name}" for i in scan(areas=("results", "hw"))] == ["results/bench-vdf.json"]
+    assert "modforge: cannot remove tuning/machine-0123.json: Permission denied" in res.stderr
+    assert [f"{i.area}/{i.name}" for i in scan(areas=("tuning", "timelock"))] == ["tuning/machine-0123.json"]
+
+
+def test_an_area_that_cannot_be_read_is_reported_and_the_others_are_cleaned(stopped_runs, monkeypatch) -> None:
+    from modforge import cache as cache_module
+
+    real_group = cache_module._group
+
+    def unreadable_vdf(area, directory, holders):
+        if area == "vdf":
+            raise PermissionError(13, "Permission denied")
+        return real_group(area, directory, holders)
+
+    monkeypatch.setattr(cache_module, "_group", unreadable_vdf)
+    res = CliRunner().invoke(cli, ["cache", "clean", "all"])
+    assert res.exit_code == 1 and "modforge: cannot read the vdf area: Permission denied" in res.stderr
+    assert list(user_cache_dir("timelock").iterdir()) == [] and any(user_cache_dir("vdf").iterdir())
+    listed = CliRunner().invoke(cli, ["cache", "list", "--json"])
+    assert listed.exit_code == 1 and json.loads(listed.stdout)["unreadable"] == [
+        {"area": "vdf", "error": "Permission denied"}]
 
 
 @pytest.mark.parametrize("args, text", [
     (["clean"], "Missing argument 'AREAS...'"),
-    (["clean", "timelock", "nonsense"], "unknown area 'nonsense'"),
-    (["list", "nonsense"], "unknown area 'nonsense'"),
+    (["clean", "timelock", "nonsense"], "'nonsense' is not an area this command takes"),
+    (["clean", "all", "nonsense"], "'nonsense' is not an area this command takes"),
+    (["clean", "anchors"], "'anchors' is not an area this command takes: choose from timelock, vdf, tuning"),
+    (["list", "nonsense"], "'nonsense' is not an area"),
     (["clean", "vdf", "--older-than", "soon"], "older-than"),
 ])
 def test_usage_errors(cache_home, args, text) -> None:
@@ -152,21 +177,60 @@ def test_an_empty_or_missing_cache(cache_home) -> None:
     assert res.exit_code == 0 and json.loads(res.stdout)["removed"] == []
 
 
-def test_an_area_lock_covers_every_item_in_the_area(cache_home) -> None:
-    """The anchors' builds hold the area's ``.lock`` while any build runs: then nothing there is removed."""
-    from modforge.bench.anchors import _locked
+def test_build_caches_and_results_are_listed_never_cleaned(stopped_runs, cache_home) -> None:
+    """anchors and hw lock their builds their own way, results are kept by hand: `clean all` leaves them."""
+    (cache_home / "mystuff").mkdir()
+    (cache_home / "mystuff" / "notes.txt").write_text("mine")
+    listed = CliRunner().invoke(cli, ["cache", "list"])
+    assert listed.exit_code == 0 and "(1 item)" in listed.output and "mystuff" not in listed.output
+    res = CliRunner().invoke(cli, ["cache", "clean", "all"])
+    assert res.exit_code == 0, res.output
+    left = sorted(str(p.relative_to(cache_home)) for p in cache_home.rglob("*") if p.is_file())
+    assert left == ["hw/ozturk-256-0123.lock", "hw/ozturk-256-0123/design.v", "mystuff/notes.txt",
+                    "results/bench-vdf.json"]
 
-    anchors = user_cache_dir("anchors")
-    (anchors / "gmp" / "lib").mkdir(parents=True)
-    (anchors / "gmp" / "lib" / "libgmp.a").write_bytes(b"\0" * 100)
-    (anchors / "bin").mkdir()
-    with _locked(anchors / ".lock"):
-        items = scan(areas=("anchors",))
-        assert sorted(i.name for i in items) == ["bin", "gmp"] and all(i.in_use for i in items)
-        res = CliRunner().invoke(cli, ["cache", "clean", "anchors"])
-        assert res.exit_code == 0 and "removed 0 items" in res.output and "2 in use" in res.output, res.output
-        assert (anchors / "gmp" / "lib" / "libgmp.a").exists()
-    [gmp] = [i for i in scan(areas=("anchors",)) if i.name == "gmp"]
-    assert gmp.size >= 100 and not gmp.in_use
-    assert CliRunner().invoke(cli, ["cache", "clean", "anchors"]).exit_code == 0
-    assert [p.name for p in anchors.iterdir()] == [".lock"]          # the area's lock stays
+
+def test_a_run_started_after_the_listing_keeps_its_state(stopped_runs) -> None:
+    """An interrupted `vdf prove` leaves its progress and no lock file; a rerun that starts between the
+    listing and the removal takes the lock, and the removal must then leave the progress alone."""
+    from modforge.fileio import exclusive_lock
+
+    [item] = [i for i in scan(areas=("vdf",)) if i.name.startswith("vdf-prove-")]
+    assert not item.in_use and all(not p.name.endswith(".lock") for p in item.paths)
+    with exclusive_lock(item.lock_path, "resume-dir", "busy"):
+        assert not remove(item) and item.in_use
+    assert all(p.exists() for p in item.paths)
+    assert remove(item) and not any(p.exists() for p in item.paths) and not item.lock_path.exists()
+
+
+def test_a_stopped_session_is_cleaned_checkpoints_first(stopped_runs, monkeypatch) -> None:
+    """Cut short after its first deletion, a clean leaves a session whose plan and journal are intact."""
+    _, group, x, key = stopped_runs
+    session = Session(user_cache_dir("vdf"), group, x, T, ["wesolowski"])
+    [item] = [i for i in scan(areas=("vdf",)) if i.name == session.stem]
+    deleted: list[str] = []
+    real_unlink = Path.unlink
+
+    def unlink_once(self, *a, **k):
+        if deleted:
+            raise KeyboardInterrupt
+        deleted.append(self.name)
+        return real_unlink(self, *a, **k)
+
+    monkeypatch.setattr(Path, "unlink", unlink_once)
+    with pytest.raises(KeyboardInterrupt):
+        remove(item)
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    assert deleted[0].startswith("vdf-eval-") and deleted[0].endswith(".json") and ".plan" not in deleted[0]
+    assert session.plan_path.exists() and session.values_path.exists()
+    result = run(group, x, T, "wesolowski", workers=0, memory=1 << 20,
+                 resume=ResumeOptions(user_cache_dir("vdf"), interval=60))
+    assert verify(result.proof).valid and result.evaluation.y == group.canon(key.power(x, T))
+
+
+def test_listing_and_fifos_never_block(stopped_runs) -> None:
+    """A FIFO named like a checkpoint is skipped (opening it would wait for a writer forever)."""
+    fifo = user_cache_dir("timelock") / ("timelock-" + "0" * 16 + "-" + "9" * 20 + ".json")
+    os.mkfifo(fifo)
+    [item] = [i for i in scan(areas=("timelock",)) if i.name == "timelock-" + "0" * 16]
+    assert item.detail == "newest checkpoint unreadable"

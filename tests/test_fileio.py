@@ -208,3 +208,30 @@ def test_every_reader_of_outside_files_stops_at_its_limit(endless, monkeypatch, 
     with pytest.raises(Exception, match=r"more than the \d+[- ]byte|larger than the \d+ bytes") as info:
         reader(endless)
     assert not isinstance(info.value, (MemoryError, AssertionError))
+
+
+def test_exclusive_lock_does_not_hold_a_lock_file_unlinked_under_it(tmp_path, monkeypatch) -> None:
+    """The holder that a run raced with can unlink the lock file (a finished run, a clean) between the
+    run's open and its flock: the run must then lock the file now at the path, or a third process could
+    take that one and run beside it."""
+    import fcntl
+
+    from modforge.fileio import exclusive_lock
+
+    lock = tmp_path / "task.lock"
+    lock.touch()
+    real_flock = fcntl.flock
+    raced: list[bool] = []
+
+    def flock_after_unlink(fd, op):
+        if not raced:
+            raced.append(True)
+            lock.unlink()              # what the previous holder did just before letting go
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock_after_unlink)
+    with exclusive_lock(lock, "p", "busy"):
+        assert raced and lock.exists()
+        with pytest.raises(ParameterError, match="busy"):
+            with exclusive_lock(lock, "p", "busy"):
+                pass

@@ -1,16 +1,20 @@
-"""What modforge keeps under ``$XDG_CACHE_HOME/modforge`` (``~/.cache/modforge``), listed and cleaned.
+"""What modforge keeps under ``$XDG_CACHE_HOME/modforge`` (``~/.cache/modforge``): listed, and cleaned on request.
 
 Long runs keep their state there so that they resume: time-lock checkpoints (``timelock``), VDF
 evaluation sessions and proof progress (``vdf``). A run that finishes removes its own; an abandoned one
 stays until it is resumed or cleaned here (a VDF session's journal holds one group element per target
-and can reach hundreds of MB). Beside them sit rebuildable caches: the machine's tuning (``tuning``),
-the benchmark anchors' builds (``anchors``), generated hardware (``hw``), benchmark keys (``rsa-keys``)
-and benchmark results (``results``).
+and can reach hundreds of MB). The machine's measured backend ranking (``tuning``) is remeasured when
+missing. These three areas can be cleaned. The others are listed for their size only: the benchmark
+anchors' builds and generated hardware (``anchors``, ``hw``: their builds lock differently and a
+simulation runs its executable after releasing the lock), benchmark keys and saved results
+(``rsa-keys``, ``results``: kept by hand).
 
-An *item* is what belongs together: every file of one task or session (checkpoints, journal, plan,
-lock, set-aside ``*.corrupt`` copies, temporaries), or one entry of another area with its lock file.
-An item whose lock another process holds is in use: it is listed as such and never removed. Removal
-happens while holding that lock, so a run that starts meanwhile fails at once instead of losing files.
+An *item* is everything of one run: its checkpoints, journal, plan, proof progress, set-aside
+``*.corrupt`` copies, temporaries and lock file (a VDF session's checkpoints are named by a task id derived
+from the session; its plan file links the two). An item is in use while a run holds its lock. Removal
+takes that lock first (creating it if the run left none), looks at the item's files again under it, and
+deletes checkpoints before the journal and plan, so an interrupted clean never leaves a session that
+refuses to resume; a run that starts meanwhile fails at once ("another process ...").
 """
 
 from __future__ import annotations
@@ -18,25 +22,25 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
+import stat
 import time
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from .fileio import InputTooLarge, fsync_dir, read_bounded, user_cache_dir
+from .fileio import TEMP_MARK, InputTooLarge, fsync_dir, read_bounded, user_cache_dir
 
-# The state a run resumes from (cleaning it loses that run's progress); the rest is rebuilt on demand.
 STATE_AREAS = ("timelock", "vdf")
-REBUILDABLE_AREAS = ("tuning", "anchors", "hw", "rsa-keys", "results")
-AREAS = STATE_AREAS + REBUILDABLE_AREAS
+CLEANABLE_AREAS = STATE_AREAS + ("tuning",)
+LISTED_AREAS = ("anchors", "hw", "rsa-keys", "results")
+AREAS = CLEANABLE_AREAS + LISTED_AREAS
 
 # timelock-<task 16 hex>-..., vdf-eval-<session or task 16 hex>..., vdf-prove-<statement 16 hex>...,
 # with a leading dot for atomic_write's temporaries.
-_STATE_NAME = re.compile(r"^\.?((?:timelock|vdf-eval|vdf-prove)-[0-9a-f]{16})")
+_STATE_NAME = re.compile(r"^\.?((timelock|vdf-eval|vdf-prove)-[0-9a-f]{16})")
+_CHECKPOINT = re.compile(r"-\d{20}\.json(\.corrupt)?$")
 _DETAIL_FILE_LIMIT = 1 << 20
-AREA_LOCK = ".lock"
 
 
 @dataclass
@@ -48,12 +52,21 @@ class Item:
     modified: float = 0.0       # newest modification time of anything in it
     in_use: bool = False
     detail: str = ""
-    locks: list[Path] = field(default_factory=list)     # its own lock files, and its area's if it has one
 
     def as_dict(self) -> dict:
         return {"area": self.area, "name": self.name, "files": len(self.paths), "bytes": self.size,
                 "modified": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.modified)),
                 "in_use": self.in_use, "detail": self.detail, "paths": [str(p) for p in self.paths]}
+
+    @property
+    def lock_path(self) -> Path | None:
+        """The lock file the run of this item takes (the writers' names), None for items without runs."""
+        match = _STATE_NAME.match(self.name)
+        if match is None or not self.paths:
+            return None
+        directory = self.paths[0].parent
+        # CheckpointStore locks <prefix>lock; vdf eval sessions and vdf prove lock <stem>.lock.
+        return directory / (f"{self.name}-lock" if match.group(2) == "timelock" else f"{self.name}.lock")
 
 
 def cache_root() -> Path:
@@ -67,7 +80,7 @@ def _measure(path: Path) -> tuple[int, float]:
     except OSError:
         return 0, 0.0
     size, newest = st.st_size, st.st_mtime
-    if path.is_dir() and not path.is_symlink():
+    if stat.S_ISDIR(st.st_mode):
         for dirpath, dirnames, filenames in os.walk(path):
             for name in dirnames + filenames:
                 try:
@@ -79,38 +92,88 @@ def _measure(path: Path) -> tuple[int, float]:
     return size, newest
 
 
-def _is_lock(path: Path) -> bool:
-    return path.name.endswith((".lock", "-lock"))
+def _flock_holders() -> set[tuple[int, int]] | None:
+    """(device, inode) of every file with a flock() lock, from /proc/locks (Linux); None elsewhere.
+
+    Listing looks here instead of trying each lock: a try-lock, however brief, makes a run that starts at
+    that instant fail with "another process ..."."""
+    try:
+        text = Path("/proc/locks").read_text()
+    except OSError:
+        return None
+    held = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if "FLOCK" in fields and len(fields) >= 6:
+            # "1: FLOCK  ADVISORY  WRITE 4242 fd:01:123456 0 EOF" (a "->" marks a waiter: skip it)
+            if "->" in fields:
+                continue
+            try:
+                major, minor, inode = fields[5].split(":")
+                held.add((os.makedev(int(major, 16), int(minor, 16)), int(inode)))
+            except ValueError:
+                continue
+    return held
+
+
+def _lock_is_held(lock: Path, holders: set[tuple[int, int]] | None) -> bool:
+    try:
+        st = os.stat(lock)
+    except OSError:
+        return False
+    if holders is not None:
+        return (st.st_dev, st.st_ino) in holders
+    with _try_lock(lock, create=False) as free:
+        return not free
 
 
 @contextmanager
-def _held(locks: list[Path]) -> Iterator[bool]:
-    """Take every lock file of an item without waiting; yields False (holding none) if any is busy."""
+def _try_lock(lock: Path, create: bool) -> Iterator[bool]:
+    """Hold ``lock`` without waiting (as the runs take it, :func:`modforge.fileio.exclusive_lock`); yields
+    False if another process holds it.  No locks to respect without fcntl."""
     try:
         import fcntl
-    except ImportError:          # not POSIX: no locks to respect
+    except ImportError:
         yield True
         return
-    with ExitStack() as stack:
-        for lock in locks:
-            try:
-                fd = os.open(lock, os.O_RDWR)
-            except OSError:
-                continue                      # gone, or not ours to open: nothing holds it through us
-            stack.callback(os.close, fd)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                yield False
-                return
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
+        except FileNotFoundError:
+            yield True
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            yield False
+            return
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)          # unlinked by the holder we raced with: lock the path's file instead
+    try:
         yield True
+    finally:
+        os.close(fd)
 
 
 def _read_json(path: Path) -> dict | None:
+    """A small JSON file's object, or None; never blocks (a FIFO named like a checkpoint is skipped)."""
     try:
-        doc = json.loads(read_bounded(path, _DETAIL_FILE_LIMIT))
-    except (OSError, InputTooLarge, ValueError, RecursionError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
         return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            doc = json.loads(read_bounded(fh, _DETAIL_FILE_LIMIT))
+        except (OSError, InputTooLarge, ValueError, RecursionError):
+            return None
     return doc if isinstance(doc, dict) else None
 
 
@@ -123,19 +186,17 @@ def _hex(doc: dict, name: str) -> int | None:
 
 
 def _describe_state(item: Item) -> str:
-    """One line on how far the task got, from its newest sound-looking file (never trusted beyond that)."""
-    kind = item.name.rsplit("-", 1)[0]
-    checkpoints = sorted(p for p in item.paths if re.search(r"-\d{20}\.json$", p.name))
+    """How far the run got, from its newest checkpoint and proof progress (shown, never trusted)."""
+    kind = _STATE_NAME.match(item.name).group(2)
     parts = []
+    checkpoints = sorted(p for p in item.paths if p.name.endswith(".json") and _CHECKPOINT.search(p.name))
     if checkpoints:
         doc = _read_json(checkpoints[-1]) or {}
         step, t = _hex(doc, "step"), _hex(doc, "t")
-        if step is not None and t:
-            parts.append(f"step {step:,} of {t:,} ({100 * step / t:.1f}%)")
-        else:
-            parts.append("checkpoint unreadable")
-    progress = [p for p in item.paths if p.name.endswith(".proof.json") or
-                (kind == "vdf-prove" and p.name == f"{item.name}.json")]
+        parts.append(f"step {step:,} of {t:,} ({100 * step / t:.1f}%)" if step is not None and t
+                     else "newest checkpoint unreadable")
+    progress = [p for p in item.paths
+                if p.name.endswith(".proof.json") or (kind == "vdf-prove" and p.name == f"{item.name}.json")]
     if progress:
         doc = _read_json(progress[0]) or {}
         if isinstance(doc.get("next_bit"), int) and isinstance(doc.get("kappa"), int) and doc["kappa"]:
@@ -146,9 +207,8 @@ def _describe_state(item: Item) -> str:
     return ", ".join(parts)
 
 
-def _session_checkpoint_names(entries: list[Path]) -> dict[str, str]:
-    """``vdf-eval-<task id>`` -> ``vdf-eval-<session id>``: a session's checkpoints are named by a task id
-    derived from the full session id, which its plan file records."""
+def _session_aliases(entries: list[Path]) -> dict[str, str]:
+    """``vdf-eval-<task id>`` -> ``vdf-eval-<session id>``, from the sessions' plan files."""
     from .vdf.resume import task_id
 
     names = {}
@@ -160,69 +220,99 @@ def _session_checkpoint_names(entries: list[Path]) -> dict[str, str]:
     return names
 
 
-def _group(area: str, directory: Path) -> list[Item]:
-    try:
-        entries = sorted(directory.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    aliases = _session_checkpoint_names(entries) if area == "vdf" else {}
-    # An area-wide lock (the anchors' builds hold ``.lock`` while they run) covers every item in it.
-    area_lock = [e for e in entries if e.name == AREA_LOCK]
+def _item_name(entry: Path, aliases: dict[str, str]) -> str:
+    match = _STATE_NAME.match(entry.name)
+    if match:
+        return aliases.get(match.group(1), match.group(1))
+    name = entry.name.split(TEMP_MARK)[0].lstrip(".")      # a temporary belongs to the file it replaces
+    for suffix in (".lock", "-lock"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def _group(area: str, directory: Path, holders: set[tuple[int, int]] | None) -> list[Item]:
+    entries = sorted(directory.iterdir())
+    aliases = _session_aliases(entries) if area == "vdf" else {}
     items: dict[str, Item] = {}
     for entry in entries:
-        if entry.name == AREA_LOCK:
-            continue
-        match = _STATE_NAME.match(entry.name)
-        if match:
-            name = aliases.get(match.group(1), match.group(1))
-        else:
-            name = entry.name.lstrip(".")
-            for suffix in (".lock", "-lock"):
-                name = name.removesuffix(suffix)
+        name = _item_name(entry, aliases)
         item = items.setdefault(name, Item(area, name))
         item.paths.append(entry)
         size, modified = _measure(entry)
         item.size += size
         item.modified = max(item.modified, modified)
     for item in items.values():
-        item.locks = area_lock + [p for p in item.paths if _is_lock(p)]
-        with _held(item.locks) as free:
-            item.in_use = not free
+        lock = item.lock_path
+        item.in_use = lock is not None and _lock_is_held(lock, holders)
         if _STATE_NAME.match(item.name):
             item.detail = _describe_state(item)
     return list(items.values())
 
 
-def scan(root: Path | None = None, areas: tuple[str, ...] | None = None) -> list[Item]:
-    """Every item under ``root`` (default :func:`cache_root`), in the given areas (default all there)."""
+def scan(root: Path | None = None, areas: tuple[str, ...] = AREAS,
+         errors: list[tuple[str, str]] | None = None) -> list[Item]:
+    """Every item of ``areas`` under ``root`` (default :func:`cache_root`).  An area that cannot be read is
+    reported in ``errors`` as (area, reason) and skipped; a missing one is empty."""
     root = cache_root() if root is None else root
-    if areas is None:
-        try:
-            present = sorted(p.name for p in root.iterdir() if p.is_dir())
-        except (FileNotFoundError, NotADirectoryError):
-            present = []
-        areas = tuple(a for a in AREAS if a in present) + tuple(a for a in present if a not in AREAS)
+    holders = _flock_holders()
     items: list[Item] = []
     for area in areas:
-        items.extend(_group(area, root / area))
+        try:
+            items.extend(_group(area, root / area, holders))
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            if errors is not None:
+                errors.append((area, exc.strerror or str(exc)))
     return items
 
 
-def remove(item: Item) -> bool:
-    """Delete ``item`` while holding its locks (its lock files last; an area's lock stays); False, deleting
-    nothing, if it is in use."""
-    with _held(item.locks) as free:
+def _removal_order(path: Path) -> int:
+    """Checkpoints (and their set-aside copies) first, then the rest, the journal and plan last: a clean cut
+    short leaves a session that still resumes, or starts over, never one missing what its checkpoints need."""
+    if _CHECKPOINT.search(path.name) or TEMP_MARK in path.name:
+        return 0
+    if path.name.endswith((".values", ".plan.json")):
+        return 2
+    return 1
+
+
+def remove(item: Item, min_age: float | None = None) -> bool:
+    """Delete ``item`` (a cleanable area's) under its run's lock; False, deleting nothing, if a run holds
+    that lock or (with ``min_age``) its files changed more recently than that since they were listed."""
+    if item.area not in CLEANABLE_AREAS:
+        raise ValueError(f"{item.area} is not an area modforge cache cleans")
+    lock = item.lock_path
+    ours = lock is not None and lock not in item.paths         # created here, not part of what was listed
+    with _try_lock(lock, create=True) if lock is not None else _no_lock() as free:
         if not free:
             item.in_use = True
             return False
-        for path in sorted(item.paths, key=_is_lock):
+        if item.paths:     # what is there now, under the lock (a run may have come and gone)
+            directory = item.paths[0].parent
             try:
-                if path.is_dir() and not path.is_symlink():
-                    shutil.rmtree(path)
-                else:
-                    path.unlink()
+                current = [i for i in _group(item.area, directory, set()) if i.name == item.name]
+            except FileNotFoundError:
+                current = []
+            if not current:
+                return True
+            if min_age is not None and time.time() - current[0].modified < min_age:
+                return False
+            item.paths = [p for p in current[0].paths if not (ours and p == lock)]
+            item.size = current[0].size
+        for path in sorted((p for p in item.paths if p != lock), key=_removal_order):
+            try:
+                path.unlink()
             except FileNotFoundError:
                 pass
+        if lock is not None:
+            # Safe while held: exclusive_lock takes the path's file again if it locked an unlinked one.
+            lock.unlink(missing_ok=True)
         if item.paths:
             fsync_dir(item.paths[0].parent)
     return True
+
+
+@contextmanager
+def _no_lock() -> Iterator[bool]:
+    yield True

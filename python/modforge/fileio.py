@@ -213,12 +213,23 @@ def exclusive_lock(path: Path, param: str, busy: str) -> Iterator[None]:
     except ImportError:  # not POSIX: no locking
         yield
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
             raise ParameterError(param, busy) from None
+        # The holder we waited out may have unlinked the file (a finished run, `modforge cache clean`): a
+        # lock on the orphan would exclude nobody who opens the path now, so take the path's file again.
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
         yield
     finally:
         os.close(fd)

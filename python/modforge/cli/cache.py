@@ -17,8 +17,8 @@ EXIT_PARTLY_FAILED = 1
 def cache() -> None:
     """What modforge keeps between runs ($XDG_CACHE_HOME/modforge): list it, clean it.
 
-    State areas (resumable runs lose their progress when cleaned): timelock, vdf.
-    Rebuilt on demand: tuning, anchors, hw, rsa-keys, results (benchmark results).
+    Cleanable: timelock and vdf (the state of stopped runs: cleaning loses their progress) and tuning
+    (remeasured when missing). Listed only: anchors, hw, rsa-keys, results.
     """
 
 
@@ -35,15 +35,20 @@ def _age(seconds: float) -> str:
     return format_duration(max(0.0, seconds))
 
 
-def _areas(names: tuple[str, ...]) -> tuple[str, ...] | None:
-    from ..cache import AREAS
-
-    if not names or "all" in names:
-        return None
-    unknown = [n for n in names if n not in AREAS]
+def _areas(names: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The areas named (``all``: every allowed one), in the order given; ParameterError for any other name."""
+    unknown = [n for n in names if n not in allowed and n != "all"]
     if unknown:
-        raise ParameterError("area", f"unknown area {unknown[0]!r}: choose from {', '.join(AREAS)} or all")
+        raise ParameterError("area", f"{unknown[0]!r} is not an area this command takes: choose from "
+                                     f"{', '.join(allowed)} or all")
+    if not names or "all" in names:
+        return allowed
     return tuple(dict.fromkeys(names))
+
+
+def _report_unreadable(errors: list[tuple[str, str]]) -> None:
+    for area, reason in errors:
+        click.echo(f"modforge: cannot read the {area} area: {reason}", err=True)
 
 
 @cache.command("list")
@@ -53,19 +58,30 @@ def _areas(names: tuple[str, ...]) -> tuple[str, ...] | None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every item).")
 def list_cmd(areas: tuple[str, ...], every_item: bool, as_json: bool) -> None:
     """List what is kept in AREA... (default all): each resumable run's state, and the other areas' sizes."""
-    from ..cache import STATE_AREAS, cache_root, scan
+    from ..cache import AREAS, cache_root, scan
 
     root = cache_root()
-    items = scan(root, _areas(areas))
+    errors: list[tuple[str, str]] = []
+    items = scan(root, _areas(areas, AREAS), errors)
+    _report_unreadable(errors)
     if as_json:
         click.echo(json.dumps({"root": str(root), "items": [i.as_dict() for i in items],
-                               "bytes": sum(i.size for i in items)}, indent=1))
-        return
-    if not items:
+                               "bytes": sum(i.size for i in items),
+                               "unreadable": [{"area": a, "error": e} for a, e in errors]}, indent=1))
+    elif not items:
         click.echo(f"nothing kept under {root}")
-        return
+    else:
+        _print_table(root, items, every_item)
+    if errors:
+        raise click.exceptions.Exit(EXIT_PARTLY_FAILED)
+
+
+def _print_table(root, items, every_item: bool) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from ..cache import CLEANABLE_AREAS, STATE_AREAS
 
     now = time.time()
     rows: list[tuple[str, str, int, int, float, str]] = []
@@ -82,17 +98,18 @@ def list_cmd(areas: tuple[str, ...], every_item: bool, as_json: bool) -> None:
             summary[5] += 1
     for area, _, files, size, modified, count in summaries.values():
         rows.append((area, f"({count} item{'s' * (count != 1)})", files, size, modified, ""))
-    table = Table(title=f"{root}", title_justify="left")
+    table = Table(title=escape(str(root)), title_justify="left")
     for column, justify in (("area", "left"), ("item", "left"), ("files", "right"), ("size", "right"),
                             ("age", "right"), ("state", "left")):
-        table.add_column(column, justify=justify, no_wrap=column != "state")
+        table.add_column(column, justify=justify, no_wrap=column in ("area", "files", "size", "age"),
+                         overflow="fold")
     for area, name, files, size, modified, state in rows:
-        table.add_row(area, name, str(files), _size(size), _age(now - modified), state)
+        table.add_row(area, escape(name), str(files), _size(size), _age(now - modified), escape(state))
     console = Console()
     console.print(table)
     console.print(f"{len(items)} item{'s' * (len(items) != 1)}, {_size(sum(i.size for i in items))}. "
-                  f"`modforge cache clean AREA --older-than 30d` removes those not changed for 30 days.",
-                  highlight=False)
+                  f"`modforge cache clean {'|'.join(CLEANABLE_AREAS)} --older-than 30d` removes those not "
+                  f"changed for 30 days.", highlight=False, markup=False)
 
 
 @cache.command("clean")
@@ -101,20 +118,21 @@ def list_cmd(areas: tuple[str, ...], every_item: bool, as_json: bool) -> None:
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def clean_cmd(areas: tuple[str, ...], older_text: str | None, dry_run: bool, as_json: bool) -> None:
-    """Remove what is kept in AREA... (`all` for every area).
+    """Remove what is kept in AREA... (timelock, vdf, tuning; `all` for the three).
 
     Cleaning timelock or vdf loses the progress of the runs whose state is removed: a rerun starts from
-    the beginning. Items in use by a running modforge are skipped. Exit 1 if something could not be removed.
+    the beginning. Runs going on are left alone. Exit 1 if something could not be removed.
     """
-    from ..cache import cache_root, remove, scan
+    from ..cache import CLEANABLE_AREAS, cache_root, remove, scan
     from ..timelock.durations import parse_duration
 
-    chosen = _areas(areas)
+    chosen = _areas(areas, CLEANABLE_AREAS)
     min_age = parse_duration(older_text, "older-than") if older_text is not None else None
     root = cache_root()
     now = time.time()
     removed, skipped, failed = [], [], []
-    for item in scan(root, chosen):
+    errors: list[tuple[str, str]] = []
+    for item in scan(root, chosen, errors):
         if min_age is not None and now - item.modified < min_age:
             continue
         if item.in_use:
@@ -124,19 +142,25 @@ def clean_cmd(areas: tuple[str, ...], older_text: str | None, dry_run: bool, as_
             removed.append(item)
             continue
         try:
-            (removed if remove(item) else skipped).append(item)
+            if remove(item, min_age):
+                removed.append(item)
+            elif item.in_use:
+                skipped.append(item)
         except OSError as exc:
             failed.append((item, exc.strerror or str(exc)))
+    _report_unreadable(errors)
     verb = "would remove" if dry_run else "removed"
     if as_json:
         click.echo(json.dumps({"root": str(root), "dry_run": dry_run,
                                "removed": [i.as_dict() for i in removed],
                                "skipped_in_use": [i.as_dict() for i in skipped],
                                "failed": [dict(i.as_dict(), error=e) for i, e in failed],
+                               "unreadable": [{"area": a, "error": e} for a, e in errors],
                                "bytes": sum(i.size for i in removed)}, indent=1))
     else:
         for item in removed:
-            click.echo(f"{verb:<12} {item.area}/{item.name} ({len(item.paths)} files, {_size(item.size)})"
+            files = len(item.paths)
+            click.echo(f"{verb:<12} {item.area}/{item.name} ({files} file{'s' * (files != 1)}, {_size(item.size)})"
                        + (f": {item.detail}" if item.detail else ""))
         for item in skipped:
             click.echo(f"{'in use':<12} {item.area}/{item.name}: left alone")
@@ -145,5 +169,5 @@ def clean_cmd(areas: tuple[str, ...], older_text: str | None, dry_run: bool, as_
         click.echo(f"{verb} {len(removed)} item{'s' * (len(removed) != 1)}, "
                    f"{_size(sum(i.size for i in removed))} under {root}"
                    + (f"; {len(skipped)} in use" if skipped else ""))
-    if failed:
+    if failed or errors:
         raise click.exceptions.Exit(EXIT_PARTLY_FAILED)
