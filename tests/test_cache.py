@@ -160,7 +160,6 @@ def test_an_area_that_cannot_be_read_is_reported_and_the_others_are_cleaned(stop
 
 
 @pytest.mark.parametrize("args, text", [
-    (["clean"], "Missing argument 'AREAS...'"),
     (["clean", "timelock", "nonsense"], "'nonsense' is not an area this command takes"),
     (["clean", "all", "nonsense"], "'nonsense' is not an area this command takes"),
     (["clean", "anchors"], "'anchors' is not an area this command takes: choose from timelock, vdf, tuning"),
@@ -234,3 +233,31 @@ def test_listing_and_fifos_never_block(stopped_runs) -> None:
     os.mkfifo(fifo)
     [item] = [i for i in scan(areas=("timelock",)) if i.name == "timelock-" + "0" * 16]
     assert item.detail == "newest checkpoint unreadable"
+
+
+def test_a_state_directory_of_the_users_is_listed_and_cleaned_without_touching_other_files(tmp_path) -> None:
+    """`--dir` takes a --checkpoint-dir / --resume-dir / PUZZLE.checkpoints: only the runs' files are items."""
+    made, _, _ = make_puzzle(tmp_path, t=3000)
+    state = tmp_path / "state"
+    part = solve(made.puzzle, checkpoint_dir=state, interval=0.01, stop_after=1000)
+    assert part.step == 1000
+    (state / "notes.txt").write_text("mine")
+    (state / "timelock-results.csv").write_text("mine too")    # not a run's name (no 16-hex id)
+    listed = CliRunner().invoke(cli, ["cache", "list", "--dir", state, "--json"])
+    assert listed.exit_code == 0, listed.output
+    [item] = json.loads(listed.stdout)["items"]
+    assert item["area"] == "dir" and "step 1,000 of 3,000" in item["detail"]
+    res = CliRunner().invoke(cli, ["cache", "clean", "--dir", state])
+    assert res.exit_code == 0 and "removed 1 item" in res.output, res.output
+    assert sorted(p.name for p in state.iterdir()) == ["notes.txt", "timelock-results.csv"]
+    again = solve(made.puzzle, checkpoint_dir=state, interval=60)
+    assert again.start_step == 0 and again.payload == b"open sesame"
+
+
+@pytest.mark.parametrize("args, text", [
+    (["clean", "timelock", "--dir", "."], "give either AREA... or --dir DIR, not both"),
+    (["list", "--dir", "/nonexistent/x"], "is not a directory"),
+    (["clean"], "name what to clean: timelock, vdf, tuning, all, or --dir DIR"),
+])
+def test_dir_usage_errors(cache_home, args, text) -> None:
+    one_line_error(CliRunner().invoke(cli, ["cache", *args]), text)

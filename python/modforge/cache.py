@@ -35,6 +35,7 @@ STATE_AREAS = ("timelock", "vdf")
 CLEANABLE_AREAS = STATE_AREAS + ("tuning",)
 LISTED_AREAS = ("anchors", "hw", "rsa-keys", "results")
 AREAS = CLEANABLE_AREAS + LISTED_AREAS
+DIR_AREA = "dir"            # the items of a state directory given by the user (`--dir`)
 
 # timelock-<task 16 hex>-..., vdf-eval-<session or task 16 hex>..., vdf-prove-<statement 16 hex>...,
 # with a leading dot for atomic_write's temporaries.
@@ -232,9 +233,11 @@ def _item_name(entry: Path, aliases: dict[str, str]) -> str:
 
 def _group(area: str, directory: Path, holders: set[tuple[int, int]] | None) -> list[Item]:
     entries = sorted(directory.iterdir())
-    aliases = _session_aliases(entries) if area == "vdf" else {}
+    aliases = _session_aliases(entries) if area in ("vdf", DIR_AREA) else {}
     items: dict[str, Item] = {}
     for entry in entries:
+        if area == DIR_AREA and not _STATE_NAME.match(entry.name):
+            continue                # a directory of the user's: only the runs' own files are ours
         name = _item_name(entry, aliases)
         item = items.setdefault(name, Item(area, name))
         item.paths.append(entry)
@@ -267,6 +270,12 @@ def scan(root: Path | None = None, areas: tuple[str, ...] = AREAS,
     return items
 
 
+def scan_directory(directory: Path) -> list[Item]:
+    """The runs' state in a directory of the user's (a ``--checkpoint-dir``, ``--resume-dir``, or the
+    ``PUZZLE.checkpoints`` beside a puzzle file); any other file there is not an item."""
+    return _group(DIR_AREA, directory, _flock_holders())
+
+
 def _removal_order(path: Path) -> int:
     """Checkpoints (and their set-aside copies) first, then the rest, the journal and plan last: a clean cut
     short leaves a session that still resumes, or starts over, never one missing what its checkpoints need."""
@@ -280,7 +289,7 @@ def _removal_order(path: Path) -> int:
 def remove(item: Item, min_age: float | None = None) -> bool:
     """Delete ``item`` (a cleanable area's) under its run's lock; False, deleting nothing, if a run holds
     that lock or (with ``min_age``) its files changed more recently than that since they were listed."""
-    if item.area not in CLEANABLE_AREAS:
+    if item.area not in CLEANABLE_AREAS + (DIR_AREA,):
         raise ValueError(f"{item.area} is not an area modforge cache cleans")
     lock = item.lock_path
     ours = lock is not None and lock not in item.paths         # created here, not part of what was listed

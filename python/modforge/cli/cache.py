@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import click
 
@@ -46,24 +47,49 @@ def _areas(names: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _report_unreadable(errors: list[tuple[str, str]]) -> None:
+def _collect(areas: tuple[str, ...], allowed: tuple[str, ...], directory: str | None,
+             errors: list[tuple[str, str]]):
+    """(where, items): the cache's AREAS, or with --dir the runs' state in that directory."""
+    from ..cache import DIR_AREA, cache_root, scan, scan_directory
+
+    if directory is None:
+        root = cache_root()
+        return root, scan(root, _areas(areas, allowed), errors)
+    if areas:
+        raise ParameterError("dir", "give either AREA... or --dir DIR, not both")
+    path = Path(directory)
+    if not path.is_dir():
+        raise ParameterError("dir", f"{directory!r} is not a directory")
+    try:
+        return path, scan_directory(path)
+    except OSError as exc:
+        errors.append((DIR_AREA, exc.strerror or str(exc)))
+        return path, []
+
+
+def _report_unreadable(errors: list[tuple[str, str]], root: Path) -> None:
+    from ..cache import DIR_AREA
+
     for area, reason in errors:
-        click.echo(f"modforge: cannot read the {area} area: {reason}", err=True)
+        where = str(root) if area == DIR_AREA else f"the {area} area"
+        click.echo(f"modforge: cannot read {where}: {reason}", err=True)
 
 
 @cache.command("list")
 @click.argument("areas", nargs=-1)
 @click.option("--items", "every_item", is_flag=True,
               help="One line per item in every area (default: per item in timelock and vdf, per area elsewhere).")
+@click.option("--dir", "directory", type=click.Path(file_okay=False),
+              help="Instead of the cache: the runs' state in DIR (a --checkpoint-dir, --resume-dir, or the "
+                   "PUZZLE.checkpoints beside a puzzle file).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (every item).")
-def list_cmd(areas: tuple[str, ...], every_item: bool, as_json: bool) -> None:
+def list_cmd(areas: tuple[str, ...], every_item: bool, directory: str | None, as_json: bool) -> None:
     """List what is kept in AREA... (default all): each resumable run's state, and the other areas' sizes."""
-    from ..cache import AREAS, cache_root, scan
+    from ..cache import AREAS
 
-    root = cache_root()
     errors: list[tuple[str, str]] = []
-    items = scan(root, _areas(areas, AREAS), errors)
-    _report_unreadable(errors)
+    root, items = _collect(areas, AREAS, directory, errors)
+    _report_unreadable(errors, root)
     if as_json:
         click.echo(json.dumps({"root": str(root), "items": [i.as_dict() for i in items],
                                "bytes": sum(i.size for i in items),
@@ -81,13 +107,13 @@ def _print_table(root, items, every_item: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from ..cache import CLEANABLE_AREAS, STATE_AREAS
+    from ..cache import CLEANABLE_AREAS, DIR_AREA, STATE_AREAS
 
     now = time.time()
     rows: list[tuple[str, str, int, int, float, str]] = []
     summaries: dict[str, list] = {}
     for item in items:
-        if every_item or item.area in STATE_AREAS:
+        if every_item or item.area in STATE_AREAS + (DIR_AREA,):
             rows.append((item.area, item.name, len(item.paths), item.size, item.modified,
                          ("in use; " if item.in_use else "") + item.detail))
         else:
@@ -107,32 +133,37 @@ def _print_table(root, items, every_item: bool) -> None:
         table.add_row(area, escape(name), str(files), _size(size), _age(now - modified), escape(state))
     console = Console()
     console.print(table)
+    target = f"--dir {root}" if items[0].area == DIR_AREA else "|".join(CLEANABLE_AREAS)
     console.print(f"{len(items)} item{'s' * (len(items) != 1)}, {_size(sum(i.size for i in items))}. "
-                  f"`modforge cache clean {'|'.join(CLEANABLE_AREAS)} --older-than 30d` removes those not "
-                  f"changed for 30 days.", highlight=False, markup=False)
+                  f"`modforge cache clean {target} --older-than 30d` removes those not changed for 30 days.",
+                  highlight=False, markup=False)
 
 
 @cache.command("clean")
-@click.argument("areas", nargs=-1, required=True)
+@click.argument("areas", nargs=-1)
+@click.option("--dir", "directory", type=click.Path(file_okay=False),
+              help="Instead of the cache: the runs' state in DIR (other files there are never touched).")
 @click.option("--older-than", "older_text", help="Only items not changed for this long: 30d, 12h, 90m.")
 @click.option("--dry-run", is_flag=True, help="Say what would be removed; remove nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def clean_cmd(areas: tuple[str, ...], older_text: str | None, dry_run: bool, as_json: bool) -> None:
-    """Remove what is kept in AREA... (timelock, vdf, tuning; `all` for the three).
+def clean_cmd(areas: tuple[str, ...], directory: str | None, older_text: str | None, dry_run: bool,
+              as_json: bool) -> None:
+    """Remove what is kept in AREA... (timelock, vdf, tuning; `all` for the three), or in --dir DIR.
 
     Cleaning timelock or vdf loses the progress of the runs whose state is removed: a rerun starts from
     the beginning. Runs going on are left alone. Exit 1 if something could not be removed.
     """
-    from ..cache import CLEANABLE_AREAS, cache_root, remove, scan
+    from ..cache import CLEANABLE_AREAS, remove
     from ..timelock.durations import parse_duration
 
-    chosen = _areas(areas, CLEANABLE_AREAS)
+    if not areas and directory is None:
+        raise ParameterError("area", f"name what to clean: {', '.join(CLEANABLE_AREAS)}, all, or --dir DIR")
     min_age = parse_duration(older_text, "older-than") if older_text is not None else None
-    root = cache_root()
+    errors: list[tuple[str, str]] = []
+    root, found = _collect(areas, CLEANABLE_AREAS, directory, errors)
     now = time.time()
     removed, skipped, failed = [], [], []
-    errors: list[tuple[str, str]] = []
-    for item in scan(root, chosen, errors):
+    for item in found:
         if min_age is not None and now - item.modified < min_age:
             continue
         if item.in_use:
@@ -148,7 +179,7 @@ def clean_cmd(areas: tuple[str, ...], older_text: str | None, dry_run: bool, as_
                 skipped.append(item)
         except OSError as exc:
             failed.append((item, exc.strerror or str(exc)))
-    _report_unreadable(errors)
+    _report_unreadable(errors, root)
     verb = "would remove" if dry_run else "removed"
     if as_json:
         click.echo(json.dumps({"root": str(root), "dry_run": dry_run,
