@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -134,6 +135,10 @@ def test_info_reports_parameters_estimate_and_progress(tmp_path) -> None:
     assert doc["checkpoint"]["step"] == hex(2000) and not doc["checkpoint"]["done"]
     text = run("info", "lcs35", "--checkpoint-dir", ck).stdout
     assert "step 2000 of 79685186856218" in text and "this host" in text
+    assert re.search(r"\(error check ~0\.\d\d% included\)", text), text
+    # Ten squarings: the check's fixed cost is several times the work, said as a factor, not "1346%".
+    toy = run("info", "lcs35-toy", "--checkpoint-dir", ck).stdout
+    assert re.search(r"the error check's fixed cost, \d+x the squarings themselves, included", toy), toy
 
 
 def test_info_on_a_puzzle_file(tmp_path) -> None:
