@@ -261,3 +261,87 @@ def test_a_state_directory_of_the_users_is_listed_and_cleaned_without_touching_o
 ])
 def test_dir_usage_errors(cache_home, args, text) -> None:
     one_line_error(CliRunner().invoke(cli, ["cache", *args]), text)
+
+
+def test_an_old_stopped_proof_without_a_lock_file_is_cleaned_by_age(stopped_runs) -> None:
+    """The lock file removal creates (vdf prove leaves none) is not the item's: it neither makes the item
+    look new to --older-than nor stays behind."""
+    vdf = user_cache_dir("vdf")
+    progress = vdf / ("vdf-prove-" + "ab" * 8 + ".json")
+    old = time.time() - 40 * 86400
+    os.utime(progress, (old, old))
+    res = CliRunner().invoke(cli, ["cache", "clean", "vdf", "--older-than", "30d"])
+    assert res.exit_code == 0 and "removed 1 item" in res.output, res.output
+    assert not progress.exists() and not progress.with_suffix(".lock").exists()
+    # Something changed after the listing is not removed by age (and the lock taken to look goes again).
+    [session] = scan(areas=("vdf",))
+    for path in session.paths:
+        os.utime(path, (old, old))
+    [session] = scan(areas=("vdf",))
+    newest = max(session.paths, key=lambda p: p.name.endswith(".values"))
+    os.utime(newest)                                                # a write since the listing
+    assert not remove(session, min_age=30 * 86400) and not session.in_use
+    assert all(p.exists() for p in session.paths)
+
+
+def test_a_time_lock_solve_holding_its_lock_is_in_use(stopped_runs) -> None:
+    from modforge.timelock import CheckpointStore
+
+    made = stopped_runs[0]
+    store = CheckpointStore(user_cache_dir("timelock"), made.puzzle.task)
+    with store.lock():
+        [item] = scan(areas=("timelock",))
+        assert item.in_use and item.lock_path.name.endswith("-lock")
+        assert not remove(item) and any(user_cache_dir("timelock").iterdir())
+
+
+def test_without_proc_locks_listing_tries_the_locks_and_creates_none(stopped_runs, monkeypatch) -> None:
+    from modforge import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_flock_holders", lambda: None)
+    _, group, x, _ = stopped_runs
+    session = Session(user_cache_dir("vdf"), group, x, T, ["wesolowski"])
+    with session.lock():
+        items = {i.name: i for i in scan(areas=("vdf",))}
+        assert items[session.stem].in_use
+    prove = items["vdf-prove-" + "ab" * 8]
+    assert not prove.in_use and not prove.lock_path.exists()             # looking created no lock file
+    assert not {i.name: i for i in scan(areas=("vdf",))}[session.stem].in_use
+
+
+def test_proc_locks_lines() -> None:
+    from modforge.cache import _parse_flock_inodes
+
+    text = ("1: FLOCK  ADVISORY  WRITE 4242 fd:01:123456 0 EOF\n"
+            "1: -> FLOCK  ADVISORY  WRITE 4343 fd:01:123456 0 EOF\n"     # a waiter: holds nothing
+            "2: POSIX  ADVISORY  WRITE 4444 fd:01:777 0 EOF\n"
+            "3: OFDLCK ADVISORY  READ  -1 00:2e:888 0 EOF\n"
+            "4: FLOCK  ADVISORY  WRITE 4545 00:1f:999 0 EOF\n"
+            "garbage\n")
+    assert _parse_flock_inodes(text) == {123456, 999}
+
+
+def test_dir_takes_only_the_names_the_runs_write(tmp_path) -> None:
+    stem = "timelock-0123456789abcdef"
+    theirs = [f"{stem}-{5:020d}.json", f"{stem}-{5:020d}.json.corrupt", f"{stem}-{5:020d}.json.discarded",
+              f"{stem}-lock", f".{stem}-{6:020d}.json.tmp-x1y2", "vdf-prove-0123456789abcdef.json",
+              "vdf-eval-0123456789abcdef.plan.json", "vdf-eval-0123456789abcdef.values"]
+    mine = [f"{stem}-notes.txt", "vdf-prove-0123456789abcdef.proof.out.json", "vdf-eval-0123456789abcdef0123-x.pdf",
+            f".{stem}-lock", f"{stem}.json.bak", "timelock-0123456789ABCDEF-lock"]
+    for name in theirs + mine:
+        (tmp_path / name).write_text("x")
+    res = CliRunner().invoke(cli, ["cache", "clean", "--dir", tmp_path])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(mine)
+
+
+def test_lock_names_are_the_writers(tmp_path) -> None:
+    """Session files lock <stem>.lock; a CheckpointStore's group (timelock, or a vdf-eval task whose plan is
+    gone) locks <stem>-lock; vdf prove locks <stem>.lock."""
+    stem = "vdf-eval-0123456789abcdef"
+    assert Item("dir", stem, [tmp_path / f"{stem}-{7:020d}.json"]).lock_path.name == f"{stem}-lock"
+    assert Item("dir", stem, [tmp_path / f"{stem}.values", tmp_path / f"vdf-eval-{'f' * 16}-{7:020d}.json"]
+                ).lock_path.name == f"{stem}.lock"
+    assert Item("dir", "timelock-" + "1" * 16, [tmp_path / "x"]).lock_path.name == "timelock-" + "1" * 16 + "-lock"
+    assert Item("dir", "vdf-prove-" + "2" * 16, [tmp_path / "x"]).lock_path.name == "vdf-prove-" + "2" * 16 + ".lock"
+    assert Item("tuning", "machine-ab.json", [tmp_path / "machine-ab.json"]).lock_path is None

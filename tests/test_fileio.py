@@ -235,3 +235,20 @@ def test_exclusive_lock_does_not_hold_a_lock_file_unlinked_under_it(tmp_path, mo
         with pytest.raises(ParameterError, match="busy"):
             with exclusive_lock(lock, "p", "busy"):
                 pass
+
+
+def test_exclusive_lock_closes_its_descriptor_when_flock_fails(tmp_path, monkeypatch) -> None:
+    import fcntl
+
+    from modforge.fileio import exclusive_lock
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(5):
+        with pytest.raises(OSError, match="No locks available"):
+            with exclusive_lock(tmp_path / "l", "p", "busy"):
+                pass
+    assert len(os.listdir("/proc/self/fd")) == before

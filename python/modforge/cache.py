@@ -37,9 +37,16 @@ LISTED_AREAS = ("anchors", "hw", "rsa-keys", "results")
 AREAS = CLEANABLE_AREAS + LISTED_AREAS
 DIR_AREA = "dir"            # the items of a state directory given by the user (`--dir`)
 
-# timelock-<task 16 hex>-..., vdf-eval-<session or task 16 hex>..., vdf-prove-<statement 16 hex>...,
-# with a leading dot for atomic_write's temporaries.
-_STATE_NAME = re.compile(r"^\.?((timelock|vdf-eval|vdf-prove)-[0-9a-f]{16})")
+# Exactly the names the runs' writers give their files (CheckpointStore, vdf.resume.Session, ProofProgress,
+# vdf prove): <stem> is timelock-<task>, vdf-eval-<session or task> or vdf-prove-<statement> (16 hex), then
+# checkpoints (and those set aside or discarded by --restart), lock files, plan, journal, proof progress;
+# atomic_write's temporaries are ".<name>.tmp-<random>".  Nothing else is ever a run's file.
+_STATE_FILE = re.compile(
+    r"^(?P<temp>\.)?(?P<stem>(?P<kind>timelock|vdf-eval|vdf-prove)-[0-9a-f]{16})"
+    r"(?:-\d{20}\.json(?:\.corrupt)?(?:\.discarded)?|-lock|\.lock|\.plan\.json|\.values"
+    r"|\.proof\.json(?:\.corrupt)?|\.json(?:\.corrupt)?)"
+    r"(?(temp)" + re.escape(TEMP_MARK) + r".+|)$")
+_STEM = re.compile(r"^(timelock|vdf-eval|vdf-prove)-[0-9a-f]{16}$")
 _CHECKPOINT = re.compile(r"-\d{20}\.json(\.corrupt)?$")
 _DETAIL_FILE_LIMIT = 1 << 20
 
@@ -62,12 +69,16 @@ class Item:
     @property
     def lock_path(self) -> Path | None:
         """The lock file the run of this item takes (the writers' names), None for items without runs."""
-        match = _STATE_NAME.match(self.name)
+        match = _STEM.match(self.name)
         if match is None or not self.paths:
             return None
-        directory = self.paths[0].parent
-        # CheckpointStore locks <prefix>lock; vdf eval sessions and vdf prove lock <stem>.lock.
-        return directory / (f"{self.name}-lock" if match.group(2) == "timelock" else f"{self.name}.lock")
+        directory, kind = self.paths[0].parent, match.group(1)
+        # CheckpointStore locks <stem>-lock; vdf eval sessions and vdf prove lock <stem>.lock.  A vdf-eval
+        # group without its session's files (plan gone) is a CheckpointStore's: its lock is <stem>-lock.
+        names = {p.name for p in self.paths}
+        session = any(f"{self.name}{suffix}" in names for suffix in (".lock", ".plan.json", ".values", ".proof.json"))
+        store_lock = kind == "timelock" or (kind == "vdf-eval" and not session)
+        return directory / (f"{self.name}-lock" if store_lock else f"{self.name}.lock")
 
 
 def cache_root() -> Path:
@@ -93,37 +104,42 @@ def _measure(path: Path) -> tuple[int, float]:
     return size, newest
 
 
-def _flock_holders() -> set[tuple[int, int]] | None:
-    """(device, inode) of every file with a flock() lock, from /proc/locks (Linux); None elsewhere.
+def _parse_flock_inodes(text: str) -> set[int]:
+    """Inodes of the files with a flock() lock held, from the text of /proc/locks.
 
-    Listing looks here instead of trying each lock: a try-lock, however brief, makes a run that starts at
-    that instant fail with "another process ..."."""
-    try:
-        text = Path("/proc/locks").read_text()
-    except OSError:
-        return None
+    Lines read ``1: FLOCK  ADVISORY  WRITE 4242 fd:01:123456 0 EOF``; a waiter's line has ``->`` and
+    holds nothing; POSIX and OFD locks are not what modforge takes.  Only the inode is compared: the
+    device number there can differ from ``stat``'s (btrfs subvolumes), and a false "in use" is harmless."""
     held = set()
     for line in text.splitlines():
         fields = line.split()
-        if "FLOCK" in fields and len(fields) >= 6:
-            # "1: FLOCK  ADVISORY  WRITE 4242 fd:01:123456 0 EOF" (a "->" marks a waiter: skip it)
-            if "->" in fields:
-                continue
+        if len(fields) >= 6 and fields[1] == "FLOCK":
             try:
-                major, minor, inode = fields[5].split(":")
-                held.add((os.makedev(int(major, 16), int(minor, 16)), int(inode)))
-            except ValueError:
+                held.add(int(fields[5].rsplit(":", 1)[1]))
+            except (IndexError, ValueError):
                 continue
     return held
 
 
-def _lock_is_held(lock: Path, holders: set[tuple[int, int]] | None) -> bool:
+def _flock_holders() -> set[int] | None:
+    """Inodes with a flock() lock, from /proc/locks (Linux); None where it cannot be read.
+
+    Listing looks here instead of trying each lock: a try-lock, however brief, makes a run that starts at
+    that instant fail with "another process ...".  (Locks of processes in another PID namespace are not
+    shown there: listing may miss them, removal does not, since it takes the lock itself.)"""
+    try:
+        return _parse_flock_inodes(Path("/proc/locks").read_text())
+    except OSError:
+        return None
+
+
+def _lock_is_held(lock: Path, holders: set[int] | None) -> bool:
     try:
         st = os.stat(lock)
     except OSError:
         return False
     if holders is not None:
-        return (st.st_dev, st.st_ino) in holders
+        return st.st_ino in holders
     with _try_lock(lock, create=False) as free:
         return not free
 
@@ -144,15 +160,23 @@ def _try_lock(lock: Path, create: bool) -> Iterator[bool]:
             yield True
             return
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                busy = True
+            else:
+                busy = False
+                try:
+                    same = os.path.samestat(os.fstat(fd), os.stat(lock))
+                except FileNotFoundError:
+                    same = False
+        except BaseException:
+            os.close(fd)
+            raise
+        if busy:
             os.close(fd)
             yield False
             return
-        try:
-            same = os.path.samestat(os.fstat(fd), os.stat(lock))
-        except FileNotFoundError:
-            same = False
         if same:
             break
         os.close(fd)          # unlinked by the holder we raced with: lock the path's file instead
@@ -188,7 +212,7 @@ def _hex(doc: dict, name: str) -> int | None:
 
 def _describe_state(item: Item) -> str:
     """How far the run got, from its newest checkpoint and proof progress (shown, never trusted)."""
-    kind = _STATE_NAME.match(item.name).group(2)
+    kind = _STEM.match(item.name).group(1)
     parts = []
     checkpoints = sorted(p for p in item.paths if p.name.endswith(".json") and _CHECKPOINT.search(p.name))
     if checkpoints:
@@ -222,21 +246,21 @@ def _session_aliases(entries: list[Path]) -> dict[str, str]:
 
 
 def _item_name(entry: Path, aliases: dict[str, str]) -> str:
-    match = _STATE_NAME.match(entry.name)
+    match = _STATE_FILE.match(entry.name)
     if match:
-        return aliases.get(match.group(1), match.group(1))
+        return aliases.get(match["stem"], match["stem"])
     name = entry.name.split(TEMP_MARK)[0].lstrip(".")      # a temporary belongs to the file it replaces
     for suffix in (".lock", "-lock"):
         name = name.removesuffix(suffix)
     return name
 
 
-def _group(area: str, directory: Path, holders: set[tuple[int, int]] | None) -> list[Item]:
+def _group(area: str, directory: Path, holders: set[int] | None) -> list[Item]:
     entries = sorted(directory.iterdir())
     aliases = _session_aliases(entries) if area in ("vdf", DIR_AREA) else {}
     items: dict[str, Item] = {}
     for entry in entries:
-        if area == DIR_AREA and not _STATE_NAME.match(entry.name):
+        if area == DIR_AREA and not _STATE_FILE.match(entry.name):
             continue                # a directory of the user's: only the runs' own files are ours
         name = _item_name(entry, aliases)
         item = items.setdefault(name, Item(area, name))
@@ -247,7 +271,7 @@ def _group(area: str, directory: Path, holders: set[tuple[int, int]] | None) -> 
     for item in items.values():
         lock = item.lock_path
         item.in_use = lock is not None and _lock_is_held(lock, holders)
-        if _STATE_NAME.match(item.name):
+        if _STEM.match(item.name):
             item.detail = _describe_state(item)
     return list(items.values())
 
@@ -288,40 +312,50 @@ def _removal_order(path: Path) -> int:
 
 def remove(item: Item, min_age: float | None = None) -> bool:
     """Delete ``item`` (a cleanable area's) under its run's lock; False, deleting nothing, if a run holds
-    that lock or (with ``min_age``) its files changed more recently than that since they were listed."""
+    that lock (``item.in_use`` is then set) or, with ``min_age``, its files changed more recently than that
+    since they were listed."""
     if item.area not in CLEANABLE_AREAS + (DIR_AREA,):
         raise ValueError(f"{item.area} is not an area modforge cache cleans")
     lock = item.lock_path
-    ours = lock is not None and lock not in item.paths         # created here, not part of what was listed
-    with _try_lock(lock, create=True) if lock is not None else _no_lock() as free:
+    if lock is None:
+        return _delete(item, None, min_age)
+    created = not os.path.lexists(lock)         # a stopped run may have left none: take it all the same
+    with _try_lock(lock, create=True) as free:
         if not free:
             item.in_use = True
             return False
-        if item.paths:     # what is there now, under the lock (a run may have come and gone)
-            directory = item.paths[0].parent
-            try:
-                current = [i for i in _group(item.area, directory, set()) if i.name == item.name]
-            except FileNotFoundError:
-                current = []
-            if not current:
-                return True
-            if min_age is not None and time.time() - current[0].modified < min_age:
-                return False
-            item.paths = [p for p in current[0].paths if not (ours and p == lock)]
-            item.size = current[0].size
-        for path in sorted((p for p in item.paths if p != lock), key=_removal_order):
-            try:
-                path.unlink()
-            except FileNotFoundError:
-                pass
-        if lock is not None:
-            # Safe while held: exclusive_lock takes the path's file again if it locked an unlinked one.
-            lock.unlink(missing_ok=True)
-        if item.paths:
-            fsync_dir(item.paths[0].parent)
+        done = False
+        try:
+            done = _delete(item, lock, min_age, ignore=lock if created else None)
+        finally:
+            if done or created:
+                # Safe while held: exclusive_lock takes the path's file again if it locked an unlinked one.
+                lock.unlink(missing_ok=True)
+    return done
+
+
+def _delete(item: Item, lock: Path | None, min_age: float | None, ignore: Path | None = None) -> bool:
+    """The deletion proper, under the lock: the item's files as they are now (a run may have come and gone
+    since the listing; ``ignore``, the lock file taken here, is not one of them), checkpoints first."""
+    if not item.paths:
+        return True
+    directory = item.paths[0].parent
+    try:
+        current = [i for i in _group(item.area, directory, set()) if i.name == item.name]
+    except FileNotFoundError:
+        current = []
+    paths = [p for p in current[0].paths if p != ignore] if current else []
+    if not paths:
+        return True
+    measured = [_measure(p) for p in paths]
+    if min_age is not None and time.time() - max(m for _, m in measured) < min_age:
+        return False
+    item.paths, item.size = paths, sum(size for size, _ in measured)
+    for path in sorted((p for p in paths if p != lock), key=_removal_order):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+    fsync_dir(directory)
     return True
 
-
-@contextmanager
-def _no_lock() -> Iterator[bool]:
-    yield True

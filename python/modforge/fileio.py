@@ -216,16 +216,19 @@ def exclusive_lock(path: Path, param: str, busy: str) -> Iterator[None]:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ParameterError(param, busy) from None
+            # The holder we raced with may have unlinked the file (a finished run, `modforge cache clean`):
+            # a lock on the orphan would exclude nobody who opens the path now, so take the path's file again.
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(path))
+            except FileNotFoundError:
+                same = False
+        except BaseException:
             os.close(fd)
-            raise ParameterError(param, busy) from None
-        # The holder we waited out may have unlinked the file (a finished run, `modforge cache clean`): a
-        # lock on the orphan would exclude nobody who opens the path now, so take the path's file again.
-        try:
-            same = os.path.samestat(os.fstat(fd), os.stat(path))
-        except FileNotFoundError:
-            same = False
+            raise
         if same:
             break
         os.close(fd)
