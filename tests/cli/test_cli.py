@@ -147,3 +147,21 @@ def test_demo_model_tour_agrees_with_the_oracle() -> None:
     res = CliRunner().invoke(cli, ["demo", "--models"])
     assert res.exit_code == 0, res.output
     assert "12 of 12 models agree with the oracle" in res.output
+
+
+def test_shell_completion_reaches_lazy_groups_and_cache_areas() -> None:
+    """The README's completion line works: commands of lazily imported groups and the cache's areas."""
+    import os
+    import subprocess
+    import sys
+
+    def complete(words: str, cword: int) -> list[str]:
+        env = dict(os.environ, COMP_WORDS=words, COMP_CWORD=str(cword), _MODFORGE_COMPLETE="bash_complete")
+        out = subprocess.run([sys.executable, "-c", "from modforge.cli.main import cli; cli(prog_name='modforge')"],
+                             env=env, capture_output=True, text=True, check=False).stdout
+        return [line.split(",", 1)[1] for line in out.splitlines() if "," in line]
+
+    assert complete("modforge ca", 1) == ["cache"]
+    assert complete("modforge vdf ev", 2) == ["eval"]
+    assert complete("modforge cache clean t", 3) == ["timelock", "tuning"]
+    assert "anchors" in complete("modforge cache list a", 3) and "anchors" not in complete("modforge cache clean a", 3)

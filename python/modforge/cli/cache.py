@@ -47,6 +47,16 @@ def _areas(names: tuple[str, ...], allowed: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+def _complete_listed(ctx, param, incomplete: str) -> list[str]:
+    from ..cache import AREAS
+    return [a for a in AREAS + ("all",) if a.startswith(incomplete)]
+
+
+def _complete_cleanable(ctx, param, incomplete: str) -> list[str]:
+    from ..cache import CLEANABLE_AREAS
+    return [a for a in CLEANABLE_AREAS + ("all",) if a.startswith(incomplete)]
+
+
 def _collect(areas: tuple[str, ...], allowed: tuple[str, ...], directory: str | None,
              errors: list[tuple[str, str]]):
     """(where, items): the cache's AREAS, or with --dir the runs' state in that directory."""
@@ -76,7 +86,7 @@ def _report_unreadable(errors: list[tuple[str, str]], root: Path) -> None:
 
 
 @cache.command("list")
-@click.argument("areas", nargs=-1)
+@click.argument("areas", nargs=-1, shell_complete=_complete_listed)
 @click.option("--items", "every_item", is_flag=True,
               help="One line per item in every area (default: per item in timelock and vdf, per area elsewhere).")
 @click.option("--dir", "directory", type=click.Path(file_okay=False),
@@ -140,7 +150,7 @@ def _print_table(root, items, every_item: bool) -> None:
 
 
 @cache.command("clean")
-@click.argument("areas", nargs=-1)
+@click.argument("areas", nargs=-1, shell_complete=_complete_cleanable)
 @click.option("--dir", "directory", type=click.Path(file_okay=False),
               help="Instead of the cache: the runs' state in DIR (other files there are never touched).")
 @click.option("--older-than", "older_text", help="Only items not changed for this long: 30d, 12h, 90m.")
