@@ -474,3 +474,45 @@ fn long_run_matches_biguint() {
         }
     }
 }
+
+/// Timings of the pieces of a proof's multi-exponentiation (ignored; run with
+/// `cargo test --release bench_multiexp -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn bench_multiexp() {
+    use std::time::Instant;
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for name in supported_backends() {
+        if name != "ifma" && name != "adx" {
+            continue;
+        }
+        let m = modulus(&mut rng, 2048);
+        let k = dispatch::build(name, &m).unwrap();
+        let x = k.enter(&rng.limbs(m.len()));
+        let count = 200_000u64;
+        let mut s = x.clone();
+        let t = Instant::now();
+        k.sqr_n_internal(&mut s, count);
+        let sq = t.elapsed().as_secs_f64() * 1e9 / count as f64;
+        let y = k.enter(&rng.limbs(m.len()));
+        let mut a = x.clone();
+        let t = Instant::now();
+        for _ in 0..count {
+            k.mul_assign(&mut a, &y);
+        }
+        let mul = t.elapsed().as_secs_f64() * 1e9 / count as f64;
+        let n = 16384;
+        let bases: Vec<Vec<u64>> = (0..n).map(|_| rng.limbs(m.len())).collect();
+        let bases: Vec<Vec<u64>> = bases.iter().map(|b| limbs(&(big(b) % big(&m)), m.len())).collect();
+        let exps: Vec<Vec<u64>> = (0..n).map(|_| rng.limbs(16)).collect();
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let r = kernel::multiexp_threads(k.as_ref(), &bases, &exps, 1);
+            best = best.min(t.elapsed().as_secs_f64());
+            std::hint::black_box(r);
+        }
+        println!("{name} 2048 bits: sqr {sq:.1} ns, mul {mul:.1} ns ({:.2} sqr), multiexp {n} x 1024 bits on one thread \
+                  {:.1} ms = {:.2}M sqr", mul / sq, best * 1e3, best * 1e9 / sq / 1e6);
+    }
+}
