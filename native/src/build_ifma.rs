@@ -360,6 +360,117 @@ fn square_cols(l: usize) -> String {
     s
 }
 
+/// `mul_high_{l}` and `mul_low_{l}`: the column blocks of a general product
+/// `x y` of `l` digits each, split like `sq_high_{l}` / `sq_low_{l}` (the
+/// high blocks combined, for the fold's high digits; the low ones as separate
+/// low and high halves, which start the fold's second accumulator set), with
+/// `x` broadcast from memory at `xp` and `y` in registers.  Window-major: each
+/// window of `y` (digits `o .. o+7`, one `valignq` of two vectors of `y`, or
+/// a vector itself) is built once and serves every block `b` of the pass with
+/// a row `i = 8b - o`, so the operand windows cost about `l` shuffles per pass
+/// instead of one load per row (the loop form, [`mul_fold`] in ifma.rs, was
+/// bound by its window loads, most of them split across cache lines).  Passes
+/// of at most `MUL_PASS_BLOCKS` blocks keep the accumulators in registers.
+/// Every pair `x_i y_j` is one product in column `i + j`: the columns are
+/// those of `fold::mul_columns`.
+fn mul_cols(l: usize) -> String {
+    let v = l.div_ceil(8);
+    let v2 = 2 * v;
+    let start = high_start(l);
+    let vec = |u: isize| {
+        if u < 0 || u as usize >= v {
+            "z".to_string()
+        } else {
+            format!("y[{u}]")
+        }
+    };
+    // The products of blocks first..last, window by window.
+    let blocks = |first: usize, last: usize| -> String {
+        let mut s = String::new();
+        for b in first..last {
+            // Block b has a row when some i < l meets a window starting below l: 8b <= 2l - 2.
+            let m = if 8 * b + 2 <= 2 * l { "mut " } else { "" };
+            writeln!(s, "    let ({m}lo{b}, {m}hi{b}) = (z, z);").unwrap();
+        }
+        let mut from = first;
+        while from < last {
+            let to = (from + MUL_PASS_BLOCKS).min(last);
+            for o in -7..l as isize {
+                let rows: Vec<(usize, usize)> = (from..to)
+                    .filter_map(|b| {
+                        let i = 8 * b as isize - o;
+                        (i >= 0 && (i as usize) < l).then_some((b, i as usize))
+                    })
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                write!(s, "    {{ let w = {};", register_window(o, &vec)).unwrap();
+                for (b, i) in rows {
+                    write!(
+                        s,
+                        " let xi = _mm512_set1_epi64(*xp.add({i})); \
+                         lo{b} = _mm512_madd52lo_epu64(lo{b}, xi, w); \
+                         hi{b} = _mm512_madd52hi_epu64(hi{b}, xi, w);"
+                    )
+                    .unwrap();
+                }
+                writeln!(s, " }}").unwrap();
+            }
+            from = to;
+        }
+        s
+    };
+    let mut s = String::new();
+    writeln!(s, "#[inline(always)]").unwrap();
+    writeln!(
+        s,
+        "unsafe fn mul_high_{l}(xp: *const i64, y: &[__m512i; {v}]) -> [__m512i; {v2}] {{"
+    )
+    .unwrap();
+    writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
+    s.push_str(&blocks(start, v2));
+    write!(s, "    [").unwrap();
+    for b in 0..v2 {
+        if b < start {
+            write!(s, "z, ").unwrap();
+        } else {
+            let prev = if b == start { "z".to_string() } else { format!("hi{}", b - 1) };
+            write!(s, "add_high(lo{b}, hi{b}, {prev}), ").unwrap();
+        }
+    }
+    writeln!(s, "]").unwrap();
+    writeln!(s, "}}").unwrap();
+    writeln!(s, "#[inline(always)]").unwrap();
+    writeln!(
+        s,
+        "unsafe fn mul_low_{l}(xp: *const i64, y: &[__m512i; {v}]) -> ([__m512i; {v}], [__m512i; {v}]) {{"
+    )
+    .unwrap();
+    writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
+    writeln!(s, "    let _ = (xp, y);").unwrap();
+    s.push_str(&blocks(0, start));
+    for half in ["lo", "hi"] {
+        write!(s, "    let {half} = [").unwrap();
+        for b in 0..v {
+            if b < start {
+                write!(s, "{half}{b}, ").unwrap();
+            } else {
+                write!(s, "z, ").unwrap();
+            }
+        }
+        writeln!(s, "];").unwrap();
+    }
+    writeln!(s, "    (lo, hi)").unwrap();
+    writeln!(s, "}}").unwrap();
+    s
+}
+
+/// Column blocks per pass of `mul_high_{l}` / `mul_low_{l}`: two accumulators each, which
+/// with the vectors of `y`, a window and a broadcast stay within the 32
+/// vector registers.
+const MUL_PASS_BLOCKS: usize = 8;
+
 fn main() {
     println!("cargo:rerun-if-changed=src/build_ifma.rs");
     // `Py_3_13` etc. for the binding (src/python.rs), set only when it is built.
@@ -371,6 +482,17 @@ fn main() {
     for l in MIN_L..=MAX_L {
         let v = l.div_ceil(8);
         s.push_str(&square_cols(l));
+        s.push_str(&mul_cols(l));
+        writeln!(
+            s,
+            "#[target_feature(enable = \"avx512f,avx512ifma\")]\n\
+             unsafe fn mul_{l}(plan: &FoldPlan, a: *const u64, b: &[u64], out: *mut u64) {{\n\
+             \x20   mul_fold_with::<{v}, {v2}>(plan, {k}, a, b, out, |xp, y| mul_high_{l}(xp, y), |xp, y| mul_low_{l}(xp, y))\n\
+             }}",
+            v2 = 2 * v,
+            k = l - 1
+        )
+        .unwrap();
         {
             writeln!(
                 s,
@@ -386,7 +508,7 @@ fn main() {
                 s,
                 "#[target_feature(enable = \"avx512f,avx512ifma\")]\n\
                  unsafe fn pow_{l}(plan: &FoldPlan, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {{\n\
-                 \x20   pow_windows_with::<{v}, {v2}>(plan, {k}, s, table, e, windows, w, |xp, dp, x, d| sq_high_{l}(xp, dp, x, d), |xp, dp, x, d| sq_low_{l}(xp, dp, x, d))\n\
+                 \x20   pow_windows_with::<{v}, {v2}>(plan, {k}, s, table, e, windows, w, |xp, dp, x, d| sq_high_{l}(xp, dp, x, d), |xp, dp, x, d| sq_low_{l}(xp, dp, x, d), |xp, y| mul_high_{l}(xp, y), |xp, y| mul_low_{l}(xp, y))\n\
                  }}",
                 v2 = 2 * v,
                 k = l - 1
@@ -394,6 +516,20 @@ fn main() {
             .unwrap();
         }
     }
+    writeln!(s, "/// The generated product for `l` digits, if there is one.").unwrap();
+    writeln!(
+        s,
+        "#[allow(clippy::type_complexity)]\n\
+         fn mul_generated(l: usize) -> Option<unsafe fn(&FoldPlan, *const u64, &[u64], *mut u64)> {{"
+    )
+    .unwrap();
+    writeln!(s, "    Some(match l {{").unwrap();
+    for l in MIN_L..=MAX_L {
+        writeln!(s, "        {l} => mul_{l},").unwrap();
+    }
+    writeln!(s, "        _ => return None,").unwrap();
+    writeln!(s, "    }})").unwrap();
+    writeln!(s, "}}").unwrap();
     writeln!(s, "/// The generated fixed-window exponentiation for `l` digits, if there is one.").unwrap();
     writeln!(
         s,

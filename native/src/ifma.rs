@@ -446,16 +446,16 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     w: usize,
     high: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
     low: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
+    mul_high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    mul_low: impl Fn(*const i64, &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
 ) {
     debug_assert!(V2 == 2 * V && plan.v == V && s.len() == LANES * V && windows >= 1);
     let entries = 1usize << w;
     assert!(table.len() == entries * LANES * V, "pow_windows: table of 2^w entries of 8V digits");
     let mut xs = Buf([0; BUF]);
     let mut ds = Buf([0; BUF]);
-    let mut ys = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
     let sets = FOLD_SETS.with_v(V);
-    let zero = [_mm512_setzero_si512(); V];
     let mut x = ct_select_entry::<V>(table, entries, crate::rsa::bits_at(e, (windows - 1) * w, w));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
@@ -468,15 +468,17 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
         if digit == 0 {
             continue;
         }
+        // The generated product (`mul_high_L` / `mul_low_L`): x's digits broadcast from memory, the
+        // entry's vectors as they came out of the masked selection.
         for v in 0..V {
             _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
-            _mm512_store_epi64(ys.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, y[v]);
         }
-        let cols = mul_cols::<V, V2>(k + 1, &xs, &ys);
-        x = fold_tail::<V, V2>(plan, k, &cols, || (zero, zero), &mut dbuf, sets);
+        let xp = opaque(xs.0.as_ptr().add(PAD) as *const i64);
+        let cols = mul_high(xp, &y);
+        x = fold_tail::<V, V2>(plan, k, &cols, || mul_low(xp, &y), &mut dbuf, sets);
     }
     save_digits(&x, s);
-    for buf in [&mut xs, &mut ds, &mut ys, &mut dbuf] {
+    for buf in [&mut xs, &mut ds, &mut dbuf] {
         crate::rsa::zeroize(&mut buf.0);
     }
 }
@@ -531,6 +533,35 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
     })
 }
 
+/// `out <- a * b` (`8V` digits each) with the generated column blocks
+/// (`mul_high_L`, `mul_low_L`), arranged like a squaring step ([`sqr_step`]):
+/// the high blocks first, for the fold's high digits, the low ones beside the
+/// fold's rows.  `a`'s digits are broadcast from where they are and `b`'s
+/// vectors loaded once, so neither is copied (in the loop form, [`mul_fold`],
+/// the copies' stores held up the window loads).  `out` may be `a`: every
+/// digit of `a` is read before `out` is written.
+#[inline(always)]
+unsafe fn mul_fold_with<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    a: *const u64,
+    b: &[u64],
+    out: *mut u64,
+    high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    low: impl Fn(*const i64, &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
+) {
+    assert!(b.len() >= LANES * V);
+    let y = load_digits::<V>(b);
+    let xp = a as *const i64;
+    let cols = high(xp, &y);
+    MUL_SCRATCH.with(|cell| {
+        let mut bufs = cell.borrow_mut();
+        let dbuf = &mut bufs[2];
+        let x = fold_tail::<V, V2>(plan, k, &cols, || low(xp, &y), dbuf, FOLD_SETS.with_v(V));
+        save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
+    })
+}
+
 macro_rules! by_vectors {
     ($v:expr, $f:ident, $($arg:expr),*) => {
         match $v {
@@ -564,7 +595,21 @@ impl FoldIfmaKernel {
             plan: FoldPlan::new(m),
         }
     }
+
+    /// `out <- a * b`: the generated product for this digit count, else the loop form.
+    ///
+    /// # Safety
+    /// `a` and `out` valid for `8V` digits (they may be equal), `b.len() >= 8V`.
+    unsafe fn mul_raw(&self, a: *const u64, b: &[u64], out: *mut u64) {
+        match mul_generated(self.plan.k + 1) {
+            Some(f) if !LOOP_PRODUCT.load(core::sync::atomic::Ordering::Relaxed) => f(&self.plan, a, b, out),
+            _ => by_vectors!(self.plan.v, mul_fold, &self.plan, a, b, out),
+        }
+    }
 }
+
+/// Tests and benchmarks only: products by the loop form ([`mul_fold`]).
+pub(crate) static LOOP_PRODUCT: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 impl Kernel for FoldIfmaKernel {
     fn name(&self) -> &'static str {
@@ -595,14 +640,14 @@ impl Kernel for FoldIfmaKernel {
         let mut out = vec![0u64; LANES * self.plan.v];
         assert!(a.len() >= out.len() && b.len() >= out.len());
         // SAFETY: as above; `a` and `out` hold 8V digits.
-        unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a.as_ptr(), b, out.as_mut_ptr()) };
+        unsafe { self.mul_raw(a.as_ptr(), b, out.as_mut_ptr()) };
         out
     }
     fn mul_assign(&self, a: &mut [u64], b: &[u64]) {
         let n = LANES * self.plan.v;
         assert!(a.len() == n && b.len() >= n);
-        // SAFETY: as above; `mul_fold` copies `a` before writing it.
-        unsafe { by_vectors!(self.plan.v, mul_fold, &self.plan, a.as_ptr(), b, a.as_mut_ptr()) };
+        // SAFETY: as above; both products read all of `a` before writing it.
+        unsafe { self.mul_raw(a.as_ptr(), b, a.as_mut_ptr()) };
     }
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
         let f = pow_generated(self.plan.k + 1)

@@ -375,6 +375,51 @@ fn ifma_digits_match_the_portable_twin() {
     }
 }
 
+/// The generated products (`mul_high_L` / `mul_low_L`) at every digit count
+/// against the loop form and the portable twin, bit for bit, on random
+/// operands and on digits at the largest value the loop invariant (I1) allows,
+/// in place and not.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn ifma_generated_products_match_the_loop_and_the_twin_at_every_digit_count() {
+    use std::sync::atomic::Ordering::Relaxed;
+    if !dispatch::supported("ifma") {
+        eprintln!("skipped: no AVX-512 IFMA on this CPU");
+        return;
+    }
+    let mut rng = Rng(0x5EED_0009);
+    let mut seen = std::collections::BTreeSet::new();
+    for bits in (256usize..=4096).step_by(23).chain([4096]) {
+        let m = modulus(&mut rng, bits);
+        let twin = FoldPortableKernel::new(&m);
+        let l = FoldPlan::new(&m).l();
+        if !seen.insert(l) {
+            continue;
+        }
+        let fast = dispatch::build("ifma", &m).unwrap();
+        let lanes = l.div_ceil(LANES) * LANES;
+        let top = (1u64 << 50) + (1 << 14) - 1;
+        let extreme: Vec<u64> = (0..lanes).map(|j| if j < l { top } else { 0 }).collect();
+        let random = |rng: &mut Rng| twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
+        let operands = [random(&mut rng), random(&mut rng), extreme.clone()];
+        for a in &operands {
+            for b in &operands {
+                let want = twin.mul_internal(a, b);
+                let generated = fast.mul_internal(a, b);
+                crate::ifma::LOOP_PRODUCT.store(true, Relaxed);
+                let looped = fast.mul_internal(a, b);
+                crate::ifma::LOOP_PRODUCT.store(false, Relaxed);
+                assert_eq!(generated, want, "L = {l} ({bits} bits): generated product differs from the twin");
+                assert_eq!(looped, want, "L = {l} ({bits} bits): loop product differs from the twin");
+                let mut in_place = a.clone();
+                fast.mul_assign(&mut in_place, b);
+                assert_eq!(in_place, want, "L = {l} ({bits} bits): in-place product differs");
+            }
+        }
+    }
+    assert_eq!(seen, (7..=84).collect(), "every generated digit count exercised");
+}
+
 /// The fold's invariants from the worst states they allow: every digit at
 /// its largest (I1) value with the value just below 2^(50L) (I2), and other
 /// extreme patterns.  Each step must keep (I1), (I2) and the residue.
