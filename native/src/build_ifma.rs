@@ -370,7 +370,8 @@ fn square_cols(l: usize) -> String {
 /// a row `i = 8b - o`, so the operand windows cost about `l` shuffles per pass
 /// instead of one load per row (the loop form, [`mul_fold`] in ifma.rs, was
 /// bound by its window loads, most of them split across cache lines).  Passes
-/// of at most `MUL_PASS_BLOCKS` blocks keep the accumulators in registers.
+/// of at most `MUL_PASS_BLOCKS` blocks bound the live accumulators (in
+/// registers at 1024 bits; LLVM spills some at larger widths).
 /// Every pair `x_i y_j` is one product in column `i + j`: the columns are
 /// those of `fold::mul_columns`.
 fn mul_cols(l: usize) -> String {

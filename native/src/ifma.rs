@@ -259,7 +259,9 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
 }
 
 /// Columns of a general product `x*y` from the digits of `x` in `xs` and of
-/// `y` in `ys`.
+/// `y` in `ys`: the loop form, kept as the reference the generated product
+/// (`mul_high_L` / `mul_low_L`) is tested against.
+#[cfg(test)]
 #[inline(always)]
 unsafe fn mul_cols<const V: usize, const V2: usize>(l: usize, xs: &Buf, ys: &Buf) -> [__m512i; V2] {
     let zero = _mm512_setzero_si512();
@@ -486,11 +488,10 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
 include!(concat!(env!("OUT_DIR"), "/ifma_gen.rs"));
 
 std::thread_local! {
-    /// Operand buffers of [`mul_fold`], one set per thread: zeroing three
-    /// fresh 1.6 KB buffers per product cost about a tenth of a 2048-bit
-    /// product in the multi-exponentiations (thousands of products per call).
-    /// (Reading the operands in place with masked loads at the edges instead
-    /// of copying them into padded buffers was measured 1.4x slower.)
+    /// Scratch of the products, one set per thread: the fold's digit buffer
+    /// (`[2]`, used by every product; fresh zeroed buffers per product cost
+    /// about a tenth of a 2048-bit product in the multi-exponentiations), and
+    /// the operand copies of the test-only loop form (`[0]`, `[1]`).
     static MUL_SCRATCH: core::cell::RefCell<Box<[Buf; 3]>> =
         core::cell::RefCell::new(Box::new([Buf([0; BUF]); 3]));
 }
@@ -505,8 +506,10 @@ pub fn clear_mul_scratch() {
     });
 }
 
-/// `out <- a * b` (`8V` digits each); `out` may be `a` (the operands are
-/// copied into the scratch buffers before anything is written).
+/// `out <- a * b` (`8V` digits each) in the loop form (tests only); `out` may
+/// be `a` (the operands are copied into the scratch buffers before anything is
+/// written).
+#[cfg(test)]
 #[target_feature(enable = "avx512f,avx512ifma")]
 unsafe fn mul_fold<const V: usize, const V2: usize>(
     plan: &FoldPlan,
@@ -552,7 +555,9 @@ unsafe fn mul_fold_with<const V: usize, const V2: usize>(
 ) {
     assert!(b.len() >= LANES * V);
     let y = load_digits::<V>(b);
-    let xp = a as *const i64;
+    // Laundered, as in the square: else the optimiser loads `a` into general registers and broadcasts
+    // from them (port 5, shared with IFMA).
+    let xp = opaque(a as *const i64);
     let cols = high(xp, &y);
     MUL_SCRATCH.with(|cell| {
         let mut bufs = cell.borrow_mut();
@@ -562,6 +567,7 @@ unsafe fn mul_fold_with<const V: usize, const V2: usize>(
     })
 }
 
+#[cfg(test)]
 macro_rules! by_vectors {
     ($v:expr, $f:ident, $($arg:expr),*) => {
         match $v {
@@ -596,19 +602,22 @@ impl FoldIfmaKernel {
         }
     }
 
-    /// `out <- a * b`: the generated product for this digit count, else the loop form.
+    /// `out <- a * b`: the generated product for this digit count.
     ///
     /// # Safety
     /// `a` and `out` valid for `8V` digits (they may be equal), `b.len() >= 8V`.
     unsafe fn mul_raw(&self, a: *const u64, b: &[u64], out: *mut u64) {
-        match mul_generated(self.plan.k + 1) {
-            Some(f) if !LOOP_PRODUCT.load(core::sync::atomic::Ordering::Relaxed) => f(&self.plan, a, b, out),
-            _ => by_vectors!(self.plan.v, mul_fold, &self.plan, a, b, out),
+        #[cfg(test)]
+        if LOOP_PRODUCT.load(core::sync::atomic::Ordering::Relaxed) {
+            return by_vectors!(self.plan.v, mul_fold, &self.plan, a, b, out);
         }
+        let f = mul_generated(self.plan.k + 1).expect("a generated product for every width from 256 to 4096 bits");
+        f(&self.plan, a, b, out)
     }
 }
 
-/// Tests and benchmarks only: products by the loop form ([`mul_fold`]).
+/// Tests only: products by the loop form ([`mul_fold`]).
+#[cfg(test)]
 pub(crate) static LOOP_PRODUCT: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 
 impl Kernel for FoldIfmaKernel {
@@ -647,7 +656,8 @@ impl Kernel for FoldIfmaKernel {
         let n = LANES * self.plan.v;
         assert!(a.len() == n && b.len() >= n);
         // SAFETY: as above; both products read all of `a` before writing it.
-        unsafe { self.mul_raw(a.as_ptr(), b, a.as_mut_ptr()) };
+        let p = a.as_mut_ptr();
+        unsafe { self.mul_raw(p, b, p) };
     }
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
         let f = pow_generated(self.plan.k + 1)

@@ -377,8 +377,9 @@ fn ifma_digits_match_the_portable_twin() {
 
 /// The generated products (`mul_high_L` / `mul_low_L`) at every digit count
 /// against the loop form and the portable twin, bit for bit, on random
-/// operands and on digits at the largest value the loop invariant (I1) allows,
-/// in place and not.
+/// operands and on the largest loop value the invariants allow (every digit
+/// below K at its (I1) maximum, digit K filling what (I2) leaves), in place
+/// and not.
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn ifma_generated_products_match_the_loop_and_the_twin_at_every_digit_count() {
@@ -397,9 +398,16 @@ fn ifma_generated_products_match_the_loop_and_the_twin_at_every_digit_count() {
             continue;
         }
         let fast = dispatch::build("ifma", &m).unwrap();
-        let lanes = l.div_ceil(LANES) * LANES;
-        let top = (1u64 << 50) + (1 << 14) - 1;
-        let extreme: Vec<u64> = (0..lanes).map(|j| if j < l { top } else { 0 }).collect();
+        let (k, lanes) = (l - 1, l.div_ceil(LANES) * LANES);
+        // Digits below K at the largest (I1) allows, digit K as large as (I2) leaves room for.
+        let max_digit = (1u64 << 50) + (1 << 14) - 1;
+        let limit = BigUint::from(1u32) << (50 * l);
+        let mut extreme = vec![0u64; lanes];
+        extreme[..k].fill(max_digit);
+        let low = big(&fold::from_digits(&extreme, 3 * m.len()));
+        let room = (&limit - 1u32 - &low) >> (50 * k);
+        extreme[k] = room.to_u64_digits().first().copied().unwrap_or(0).min(max_digit);
+        assert!(big(&fold::from_digits(&extreme, 3 * m.len())) < limit);
         let random = |rng: &mut Rng| twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
         let operands = [random(&mut rng), random(&mut rng), extreme.clone()];
         for a in &operands {
@@ -527,14 +535,14 @@ fn long_run_matches_biguint() {
 fn bench_multiexp() {
     use std::time::Instant;
     let mut rng = Rng(0x5eed_1234_abcd_0001);
-    for name in supported_backends() {
-        if name != "ifma" && name != "adx" {
+    for (name, bits) in [("adx", 2048), ("ifma", 1024), ("ifma", 2048), ("ifma", 4096)] {
+        if !supported_backends().contains(&name) {
             continue;
         }
-        let m = modulus(&mut rng, 2048);
+        let m = modulus(&mut rng, bits);
         let k = dispatch::build(name, &m).unwrap();
         let x = k.enter(&rng.limbs(m.len()));
-        let count = 200_000u64;
+        let count = (200_000 * 2048 * 2048 / (bits * bits)) as u64;
         let mut s = x.clone();
         let t = Instant::now();
         k.sqr_n_internal(&mut s, count);
@@ -557,7 +565,7 @@ fn bench_multiexp() {
             best = best.min(t.elapsed().as_secs_f64());
             std::hint::black_box(r);
         }
-        println!("{name} 2048 bits: sqr {sq:.1} ns, mul {mul:.1} ns ({:.2} sqr), multiexp {n} x 1024 bits on one thread \
+        println!("{name} {bits} bits: sqr {sq:.1} ns, mul {mul:.1} ns ({:.2} sqr), multiexp {n} x 1024 bits on one thread \
                   {:.1} ms = {:.2}M sqr", mul / sq, best * 1e3, best * 1e9 / sq / 1e6);
     }
 }
