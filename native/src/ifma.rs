@@ -540,8 +540,8 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
 /// (`mul_high_L`, `mul_low_L`), arranged like a squaring step ([`sqr_step`]):
 /// the high blocks first, for the fold's high digits, the low ones beside the
 /// fold's rows.  `a`'s digits are broadcast from where they are and `b`'s
-/// vectors loaded once, so neither is copied (in the loop form, [`mul_fold`],
-/// the copies' stores held up the window loads).  `out` may be `a`: every
+/// vectors loaded once, so neither is copied (in the loop form, `mul_fold`,
+/// now test-only, the copies' stores held up the window loads).  `out` may be `a`: every
 /// digit of `a` is read before `out` is written.
 #[inline(always)]
 unsafe fn mul_fold_with<const V: usize, const V2: usize>(
