@@ -145,10 +145,10 @@ def test_an_area_that_cannot_be_read_is_reported_and_the_others_are_cleaned(stop
 
     real_group = cache_module._group
 
-    def unreadable_vdf(area, directory, holders):
+    def unreadable_vdf(area, directory, holders, **kwargs):
         if area == "vdf":
             raise PermissionError(13, "Permission denied")
-        return real_group(area, directory, holders)
+        return real_group(area, directory, holders, **kwargs)
 
     monkeypatch.setattr(cache_module, "_group", unreadable_vdf)
     res = CliRunner().invoke(cli, ["cache", "clean", "all"])

@@ -271,6 +271,42 @@ fn high_start(l: usize) -> usize {
     }
 }
 
+/// The end of a high-phase function (`sq_high_{l}`, `mul_high_{l}`): blocks
+/// `start ..` combined (`lo + 4 hi` one column up; block `start` without the
+/// high halves from below, which only reach a low column), zero below.
+fn high_phase_result(v2: usize, start: usize) -> String {
+    let mut s = String::from("    [");
+    for b in 0..v2 {
+        if b < start {
+            s.push_str("z, ");
+        } else {
+            let prev = if b == start { "z".to_string() } else { format!("hi{}", b - 1) };
+            write!(s, "add_high(lo{b}, hi{b}, {prev}), ").unwrap();
+        }
+    }
+    s.push_str("]\n}\n");
+    s
+}
+
+/// The end of a low-phase function (`sq_low_{l}`, `mul_low_{l}`): blocks
+/// `.. start` as separate low and high halves, zero above.
+fn low_phase_result(v: usize, start: usize) -> String {
+    let mut s = String::new();
+    for half in ["lo", "hi"] {
+        write!(s, "    let {half} = [").unwrap();
+        for b in 0..v {
+            if b < start {
+                write!(s, "{half}{b}, ").unwrap();
+            } else {
+                s.push_str("z, ");
+            }
+        }
+        s.push_str("];\n");
+    }
+    s.push_str("    (lo, hi)\n}\n");
+    s
+}
+
 /// `sq_high_{l}` and `sq_low_{l}`: the column blocks of the square in two
 /// phases.  The high phase gives blocks `start ..`, combined (the fold needs
 /// them first, carried; block `start` without the high halves from below,
@@ -315,21 +351,7 @@ fn square_cols(l: usize) -> String {
     for b in (start..v2).rev() {
         s.push_str(&block_code(l, b, &high_ok));
     }
-    write!(s, "    [").unwrap();
-    for b in 0..v2 {
-        if b < start {
-            write!(s, "z, ").unwrap();
-        } else {
-            let prev = if b == start {
-                "z".to_string()
-            } else {
-                format!("hi{}", b - 1)
-            };
-            write!(s, "add_high(lo{b}, hi{b}, {prev}), ").unwrap();
-        }
-    }
-    writeln!(s, "]").unwrap();
-    writeln!(s, "}}").unwrap();
+    s.push_str(&high_phase_result(v2, start));
     writeln!(s, "#[inline(always)]").unwrap();
     writeln!(
         s,
@@ -344,19 +366,7 @@ fn square_cols(l: usize) -> String {
     }
     // Low and high halves stay apart: the fold's accumulators take them as
     // they are, and one final shift lines up all high halves at once.
-    for half in ["lo", "hi"] {
-        write!(s, "    let {half} = [").unwrap();
-        for b in 0..v {
-            if b < start {
-                write!(s, "{half}{b}, ").unwrap();
-            } else {
-                write!(s, "z, ").unwrap();
-            }
-        }
-        writeln!(s, "];").unwrap();
-    }
-    writeln!(s, "    (lo, hi)").unwrap();
-    writeln!(s, "}}").unwrap();
+    s.push_str(&low_phase_result(v, start));
     s
 }
 
@@ -431,17 +441,7 @@ fn mul_cols(l: usize) -> String {
     .unwrap();
     writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
     s.push_str(&blocks(start, v2));
-    write!(s, "    [").unwrap();
-    for b in 0..v2 {
-        if b < start {
-            write!(s, "z, ").unwrap();
-        } else {
-            let prev = if b == start { "z".to_string() } else { format!("hi{}", b - 1) };
-            write!(s, "add_high(lo{b}, hi{b}, {prev}), ").unwrap();
-        }
-    }
-    writeln!(s, "]").unwrap();
-    writeln!(s, "}}").unwrap();
+    s.push_str(&high_phase_result(v2, start));
     writeln!(s, "#[inline(always)]").unwrap();
     writeln!(
         s,
@@ -451,19 +451,7 @@ fn mul_cols(l: usize) -> String {
     writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
     writeln!(s, "    let _ = (xp, y);").unwrap();
     s.push_str(&blocks(0, start));
-    for half in ["lo", "hi"] {
-        write!(s, "    let {half} = [").unwrap();
-        for b in 0..v {
-            if b < start {
-                write!(s, "{half}{b}, ").unwrap();
-            } else {
-                write!(s, "z, ").unwrap();
-            }
-        }
-        writeln!(s, "];").unwrap();
-    }
-    writeln!(s, "    (lo, hi)").unwrap();
-    writeln!(s, "}}").unwrap();
+    s.push_str(&low_phase_result(v, start));
     s
 }
 

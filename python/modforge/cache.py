@@ -24,12 +24,10 @@ import os
 import re
 import stat
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
-from .fileio import TEMP_MARK, InputTooLarge, fsync_dir, read_bounded, user_cache_dir
+from .fileio import TEMP_MARK, InputTooLarge, fsync_dir, read_bounded, try_exclusive_lock, user_cache_dir
 
 STATE_AREAS = ("timelock", "vdf")
 CLEANABLE_AREAS = STATE_AREAS + ("tuning",)
@@ -140,50 +138,8 @@ def _lock_is_held(lock: Path, holders: set[int] | None) -> bool:
         return False
     if holders is not None:
         return st.st_ino in holders
-    with _try_lock(lock, create=False) as free:
+    with try_exclusive_lock(lock, create=False) as free:
         return not free
-
-
-@contextmanager
-def _try_lock(lock: Path, create: bool) -> Iterator[bool]:
-    """Hold ``lock`` without waiting (as the runs take it, :func:`modforge.fileio.exclusive_lock`); yields
-    False if another process holds it.  No locks to respect without fcntl."""
-    try:
-        import fcntl
-    except ImportError:
-        yield True
-        return
-    while True:
-        try:
-            fd = os.open(lock, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
-        except FileNotFoundError:
-            yield True
-            return
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                busy = True
-            else:
-                busy = False
-                try:
-                    same = os.path.samestat(os.fstat(fd), os.stat(lock))
-                except FileNotFoundError:
-                    same = False
-        except BaseException:
-            os.close(fd)
-            raise
-        if busy:
-            os.close(fd)
-            yield False
-            return
-        if same:
-            break
-        os.close(fd)          # unlinked by the holder we raced with: lock the path's file instead
-    try:
-        yield True
-    finally:
-        os.close(fd)
 
 
 def _read_json(path: Path) -> dict | None:
@@ -255,7 +211,8 @@ def _item_name(entry: Path, aliases: dict[str, str]) -> str:
     return name
 
 
-def _group(area: str, directory: Path, holders: set[int] | None) -> list[Item]:
+def _group(area: str, directory: Path, holders: set[int] | None, only: str | None = None) -> list[Item]:
+    """The items of one directory; with ``only``, just that item's files (no state read, no lock looked at)."""
     entries = sorted(directory.iterdir())
     aliases = _session_aliases(entries) if area in ("vdf", DIR_AREA) else {}
     items: dict[str, Item] = {}
@@ -263,11 +220,15 @@ def _group(area: str, directory: Path, holders: set[int] | None) -> list[Item]:
         if area == DIR_AREA and not _STATE_FILE.match(entry.name):
             continue                # a directory of the user's: only the runs' own files are ours
         name = _item_name(entry, aliases)
+        if only is not None and name != only:
+            continue
         item = items.setdefault(name, Item(area, name))
         item.paths.append(entry)
         size, modified = _measure(entry)
         item.size += size
         item.modified = max(item.modified, modified)
+    if only is not None:
+        return list(items.values())
     for item in items.values():
         lock = item.lock_path
         item.in_use = lock is not None and _lock_is_held(lock, holders)
@@ -320,7 +281,7 @@ def remove(item: Item, min_age: float | None = None) -> bool:
     if lock is None:
         return _delete(item, None, min_age)
     created = not os.path.lexists(lock)         # a stopped run may have left none: take it all the same
-    with _try_lock(lock, create=True) as free:
+    with try_exclusive_lock(lock) as free:
         if not free:
             item.in_use = True
             return False
@@ -341,7 +302,7 @@ def _delete(item: Item, lock: Path | None, min_age: float | None, ignore: Path |
         return True
     directory = item.paths[0].parent
     try:
-        current = [i for i in _group(item.area, directory, set()) if i.name == item.name]
+        current = _group(item.area, directory, None, only=item.name)
     except FileNotFoundError:
         current = []
     paths = [p for p in current[0].paths if p != ignore] if current else []

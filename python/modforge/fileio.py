@@ -208,31 +208,55 @@ def user_cache_dir(name: str) -> Path:
 def exclusive_lock(path: Path, param: str, busy: str) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (created if missing) for the block; ParameterError(param, busy)
     at once if another process holds it.  The kernel releases it even on kill -9.  No-op without fcntl."""
+    with try_exclusive_lock(path) as held:
+        if not held:
+            raise ParameterError(param, busy)
+        yield
+
+
+@contextmanager
+def try_exclusive_lock(path: Path, create: bool = True) -> Iterator[bool]:
+    """Hold an exclusive flock on ``path`` for the block without waiting: yields True while held, False
+    (holding nothing) if another process holds it.  Without ``create`` a missing file yields True, as
+    does a system without fcntl: there is no lock to respect."""
     try:
         import fcntl
     except ImportError:  # not POSIX: no locking
-        yield
+        yield True
         return
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
+        except FileNotFoundError:
+            if create:
+                raise
+            yield True
+            return
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise ParameterError(param, busy) from None
-            # The holder we raced with may have unlinked the file (a finished run, `modforge cache clean`):
-            # a lock on the orphan would exclude nobody who opens the path now, so take the path's file again.
-            try:
-                same = os.path.samestat(os.fstat(fd), os.stat(path))
-            except FileNotFoundError:
-                same = False
+                busy = True
+            else:
+                busy = False
+                # The holder we raced with may have unlinked the file (a finished run, `modforge cache
+                # clean`): a lock on the orphan would exclude nobody who opens the path now, so take the
+                # path's file again.
+                try:
+                    same = os.path.samestat(os.fstat(fd), os.stat(path))
+                except FileNotFoundError:
+                    same = False
         except BaseException:
             os.close(fd)
             raise
+        if busy:
+            os.close(fd)
+            yield False
+            return
         if same:
             break
         os.close(fd)
     try:
-        yield
+        yield True
     finally:
         os.close(fd)
