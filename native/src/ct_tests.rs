@@ -296,3 +296,95 @@ fn ct_valgrind_target() {
         rsa::zeroize(buf);
     }
 }
+
+/// Fill the `8 * words` bytes below the stack pointer with `pattern`.
+/// Inlined, so "the stack pointer" is the calling test's.
+#[inline(always)]
+unsafe fn paint_stack(words: usize, pattern: u64) {
+    core::arch::asm!(
+        "mov rdi, rsp",
+        "sub rdi, {bytes}",
+        "rep stosq",
+        bytes = in(reg) words * 8,
+        inout("rcx") words => _,
+        in("rax") pattern,
+        out("rdi") _,
+        options(nostack),
+    );
+}
+
+/// Copy the `out.len()` words below the stack pointer into `out`, lowest
+/// address first (`out[i]` lies `8 * (out.len() - i)` bytes below it).
+#[inline(always)]
+unsafe fn read_stack(out: &mut [u64]) {
+    core::arch::asm!(
+        "mov rsi, rsp",
+        "sub rsi, {bytes}",
+        "rep movsq",
+        bytes = in(reg) out.len() * 8,
+        inout("rcx") out.len() => _,
+        inout("rdi") out.as_mut_ptr() => _,
+        out("rsi") _,
+        options(nostack),
+    );
+}
+
+/// The secret work (key preparation, both halves, Garner, the check) stays
+/// within `STACK_SCRUB_BYTES` of its caller's stack, and `scrub_after` leaves
+/// nothing but zeros there.  The stack is painted with a pattern first:
+/// unscrubbed, the deepest overwritten word gives the depth; scrubbed, every
+/// word of the area must be zero (the pattern is not), so a scrub that
+/// missed part of it, or work that outgrew it, fails here.
+#[test]
+fn secret_work_leaves_no_stack_behind() {
+    const PATTERN: u64 = 0x5A5A_A5A5_5A5A_A5A5;
+    // Below the scrubbed area too, to see work that goes deeper.
+    let words = (rsa::STACK_SCRUB_BYTES + 64 * 1024) / 8;
+    // Offsets, in bytes below the test's stack pointer, of the scrubbed area's
+    // part that lies below the frame of `scrub_after` itself (the caller's).
+    let (top, bottom) = (2048usize, rsa::STACK_SCRUB_BYTES);
+    let offset = |i: usize| 8 * (words - i);
+    let mut rng = Rng(0x5C2B);
+    let e = BigUint::from(65537u32);
+    for bits in [256usize, 512, 1024, 1536, 2048] {
+        let p = rng.big(bits) | BigUint::from(1u32);
+        let mut q = rng.big(bits) | BigUint::from(1u32);
+        while gcd(&p, &q) != BigUint::from(1u32) {
+            q += 2u32;
+        }
+        let n = bits / 64;
+        let qinv = q.modinv(&p).expect("coprime");
+        let (pl, ql, qil, el) = (limbs(&p, n), limbs(&q, n), limbs(&qinv, n), limbs(&e, 1));
+        let eb = bits + 64;
+        let (dp, dq) = (limbs(&rng.big(eb), eb.div_ceil(64)), limbs(&rng.big(eb), eb.div_ceil(64)));
+        let c = limbs(&(rng.big(2 * bits - 1) % (&p * &q)), 2 * n);
+        // Odd coprime moduli, not primes: the check fails (a "fault"), after
+        // running every part of the operation.
+        let work = || {
+            let ctx = rsa::RsaCtx::new(&pl, &ql, &qil, &el);
+            let out = ctx.private(&c, &dp, &dq, eb, 0);
+            let halves = rsa::crt_halves(&c, &pl, &dp, &ql, &dq, eb);
+            (matches!(out, rsa::Private::Ok(_)), halves)
+        };
+        let mut stack = vec![0u64; words];
+
+        unsafe { paint_stack(words, PATTERN) };
+        let out = core::hint::black_box(work());
+        unsafe { read_stack(&mut stack) };
+        drop(out);
+        let deepest = stack.iter().position(|&w| w != PATTERN).map(offset).unwrap_or(0);
+        assert!(deepest > top, "{bits}-bit halves: the work left no trace on the stack? (deepest {deepest})");
+        assert!(
+            deepest <= bottom - 4096,
+            "{bits}-bit halves use {deepest} bytes of stack: raise rsa::STACK_SCRUB_BYTES ({bottom})"
+        );
+
+        unsafe { paint_stack(words, PATTERN) };
+        let out = core::hint::black_box(rsa::scrub_after(work));
+        unsafe { read_stack(&mut stack) };
+        drop(out);
+        let left: Vec<usize> =
+            (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] != 0).map(offset).collect();
+        assert!(left.is_empty(), "{bits}-bit halves: {} words not scrubbed, e.g. at -{:?}", left.len(), &left[..left.len().min(4)]);
+    }
+}

@@ -561,7 +561,7 @@ impl RsaKey {
         }
         let (mut pl, mut ql, mut qil) = (to_limbs(&p, np), to_limbs(&q, nq), to_limbs(&qi, np));
         let el = to_limbs(&ev, portable::limbs_for_bits(ev.bits()).max(1));
-        let ctx = crate::rsa::RsaCtx::new(&pl, &ql, &qil, &el);
+        let ctx = crate::rsa::scrub_after(|| crate::rsa::RsaCtx::new(&pl, &ql, &qil, &el));
         for buf in [&mut pl, &mut ql, &mut qil] {
             crate::rsa::zeroize(buf);
         }
@@ -579,7 +579,8 @@ impl RsaKey {
         exp_bits: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let ops = RsaOperands::read(c, dp, dq, exp_bits, &self.n, self.prime_bits, self.np + self.nq)?;
-        let (mut xp, mut xq) = py.detach(|| self.ctx.halves(&ops.c, &ops.dp, &ops.dq, ops.exp_bits));
+        let (mut xp, mut xq) =
+            py.detach(|| crate::rsa::scrub_after(|| self.ctx.halves(&ops.c, &ops.dp, &ops.dq, ops.exp_bits)));
         let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
         crate::rsa::zeroize(&mut xp);
         crate::rsa::zeroize(&mut xq);
@@ -594,7 +595,7 @@ impl RsaKey {
         let q = from_limbs(self.ctx.q_limbs());
         let mut xpl = self.limbs_below("xp", xp, &p, self.np)?;
         let mut xql = self.limbs_below("xq", xq, &q, self.nq)?;
-        let mut x = py.detach(|| self.ctx.recombine(&xpl, &xql));
+        let mut x = py.detach(|| crate::rsa::scrub_after(|| self.ctx.recombine(&xpl, &xql)));
         let out = from_limbs(&x);
         for buf in [&mut xpl, &mut xql, &mut x] {
             crate::rsa::zeroize(buf);
@@ -626,7 +627,7 @@ impl RsaKey {
         _fault: u8,
     ) -> PyResult<Option<BigUint>> {
         let ops = RsaOperands::read(c, dp, dq, exp_bits, &self.n, self.prime_bits, self.np + self.nq)?;
-        match py.detach(|| self.ctx.private(&ops.c, &ops.dp, &ops.dq, ops.exp_bits, _fault)) {
+        match py.detach(|| crate::rsa::scrub_after(|| self.ctx.private(&ops.c, &ops.dp, &ops.dq, ops.exp_bits, _fault))) {
             crate::rsa::Private::Ok(mut x) => {
                 let out = from_limbs(&x);
                 crate::rsa::zeroize(&mut x);
@@ -704,7 +705,9 @@ mod native_module {
         let (np, nq) = (portable::limbs_for_bits(p.bits()), portable::limbs_for_bits(q.bits()));
         let ops = super::RsaOperands::read(c, dp, dq, exp_bits, &n, p.bits().max(q.bits()), np + nq)?;
         let (mut pl, mut ql) = (to_limbs(&p, np), to_limbs(&q, nq));
-        let (mut xp, mut xq) = py.detach(|| crate::rsa::crt_halves(&ops.c, &pl, &ops.dp, &ql, &ops.dq, ops.exp_bits));
+        let (mut xp, mut xq) = py.detach(|| {
+            crate::rsa::scrub_after(|| crate::rsa::crt_halves(&ops.c, &pl, &ops.dp, &ql, &ops.dq, ops.exp_bits))
+        });
         let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
         for buf in [&mut pl, &mut ql, &mut xp, &mut xq] {
             crate::rsa::zeroize(buf);
