@@ -254,6 +254,18 @@ def test_a_state_directory_of_the_users_is_listed_and_cleaned_without_touching_o
     assert again.start_step == 0 and again.payload == b"open sesame"
 
 
+def test_a_finished_solve_keeps_its_answer_and_is_listed_as_finished(tmp_path) -> None:
+    """The last checkpoint holds w: solving again shows it at once, and the listing says so."""
+    made, _, _ = make_puzzle(tmp_path, t=3000)
+    state = tmp_path / "state"
+    assert solve(made.puzzle, checkpoint_dir=state, interval=0.01).payload == b"open sesame"
+    again = solve(made.puzzle, checkpoint_dir=state, interval=0.01)
+    assert again.start_step == 3000 and again.squarings == 0 and again.payload == b"open sesame"
+    listed = CliRunner().invoke(cli, ["cache", "list", "--dir", state, "--json"])
+    [item] = json.loads(listed.stdout)["items"]
+    assert "finished: step 3,000 of 3,000 (holds the answer)" in item["detail"], item
+
+
 @pytest.mark.parametrize("args, text", [
     (["clean", "timelock", "--dir", "."], "give either AREA... or --dir DIR, not both"),
     (["list", "--dir", "/nonexistent/x"], "is not a directory"),

@@ -252,3 +252,16 @@ def test_exclusive_lock_closes_its_descriptor_when_flock_fails(tmp_path, monkeyp
             with exclusive_lock(tmp_path / "l", "p", "busy"):
                 pass
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_write_that_fails_names_the_file_asked_for(tmp_path) -> None:
+    """A full disk names no file and a lost race names the hidden temporary one; the error names the target."""
+    with mock.patch("os.fsync", side_effect=OSError(errno.ENOSPC, "No space left on device")):
+        with pytest.raises(OSError) as caught:
+            atomic_write(tmp_path / "out.json", b"x")
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(tmp_path / "out.json")
+    (tmp_path / "taken").write_text("first")
+    with pytest.raises(FileExistsError) as caught:
+        atomic_write(tmp_path / "taken", b"second", exclusive=True)
+    assert caught.value.filename == str(tmp_path / "taken")
+    assert sorted(os.listdir(tmp_path)) == ["taken"]

@@ -1,8 +1,9 @@
 """What modforge keeps under ``$XDG_CACHE_HOME/modforge`` (``~/.cache/modforge``): listed, and cleaned on request.
 
 Long runs keep their state there so that they resume: time-lock checkpoints (``timelock``), VDF
-evaluation sessions and proof progress (``vdf``). A run that finishes removes its own; an abandoned one
-stays until it is resumed or cleaned here (a VDF session's journal holds one group element per target
+evaluation sessions and proof progress (``vdf``). A VDF run that finishes removes its own; a finished
+solve keeps its last checkpoint (it holds the answer); those and abandoned runs stay until resumed or
+cleaned here (a VDF session's journal holds one group element per target
 and can reach hundreds of MB). The machine's measured backend ranking (``tuning``) is remeasured when
 missing. These three areas can be cleaned. The others are listed for their size only: the benchmark
 anchors' builds and generated hardware (``anchors``, ``hw``: their builds lock differently and a
@@ -174,8 +175,12 @@ def _describe_state(item: Item) -> str:
     if checkpoints:
         doc = _read_json(checkpoints[-1]) or {}
         step, t = _hex(doc, "step"), _hex(doc, "t")
-        parts.append(f"step {step:,} of {t:,} ({100 * step / t:.1f}%)" if step is not None and t
-                     else "newest checkpoint unreadable")
+        if step is None or not t:
+            parts.append("newest checkpoint unreadable")
+        elif step == t:
+            parts.append(f"finished: step {step:,} of {t:,} (holds the answer)")
+        else:
+            parts.append(f"step {step:,} of {t:,} ({100 * step / t:.1f}%)")
     progress = [p for p in item.paths
                 if p.name.endswith(".proof.json") or (kind == "vdf-prove" and p.name == f"{item.name}.json")]
     if progress:

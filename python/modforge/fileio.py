@@ -94,17 +94,28 @@ def stage_file(path: str | os.PathLike, data: bytes | str, mode: int | None = No
         mode = 0o666 & ~_umask()
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=directory)
+    except OSError as exc:
+        raise _naming(exc, path) from None
     try:
         with os.fdopen(fd, "wb") as fh:        # owns (and closes) the descriptor from here on
             os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-    except BaseException:
+    except BaseException as exc:
         discard_staged(Path(tmp))
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from None
         raise
     return Path(tmp)
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` about ``path``, the file the caller asked for (a full disk names no file; the staging
+    and linking name the hidden temporary one)."""
+    return type(exc)(exc.errno, exc.strerror or str(exc), os.fspath(path))
 
 
 def commit_staged(tmp: Path, path: str | os.PathLike, exclusive: bool = False) -> None:
@@ -127,11 +138,13 @@ def commit_staged(tmp: Path, path: str | os.PathLike, exclusive: bool = False) -
                 discard_staged(tmp)         # the file is in place: the extra name goes, best effort
         else:
             os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         renamed = placeholder and not tmp.exists()      # interrupted just after the rename: the file is in place
         discard_staged(tmp)
         if placeholder and not renamed:
             discard_staged(path)            # our empty placeholder, never a file someone else made
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from None
         raise
     fsync_dir(path.parent if str(path.parent) else Path("."))
 

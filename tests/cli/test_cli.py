@@ -165,3 +165,43 @@ def test_shell_completion_reaches_lazy_groups_and_cache_areas() -> None:
     assert complete("modforge vdf ev", 2) == ["eval"]
     assert complete("modforge cache clean t", 3) == ["timelock", "tuning"]
     assert "anchors" in complete("modforge cache list a", 3) and "anchors" not in complete("modforge cache clean a", 3)
+
+
+def _all_commands():
+    """Every command of the tree, the lazily imported groups included."""
+    import click
+
+    ctx = click.Context(cli)
+    stack = [cli]
+    while stack:
+        command = stack.pop()
+        yield command
+        if isinstance(command, click.Group):
+            stack.extend(command.get_command(ctx, name) for name in command.list_commands(ctx))
+
+
+def test_every_number_option_takes_hex_and_every_seconds_option_refuses_nan() -> None:
+    """README: numbers in decimal or 0x-hex, everywhere; click's own int and float types are not."""
+    import click
+
+    from modforge.cli.main import INTEGER, SECONDS
+
+    params = [p for c in _all_commands() for p in c.params]
+    assert params and not [p.name for p in params if p.type in (click.INT, click.FLOAT)]
+    assert INTEGER.convert("0x400", None, None) == 1024 == INTEGER.convert("1_024", None, None)
+    for bad in ("nan", "inf", "-1", "0", "soon"):
+        with pytest.raises(click.BadParameter):
+            SECONDS.convert(bad, None, None)
+    assert run("algos", "--bits", "0x400", "--json").stdout == run("algos", "--bits", "1024", "--json").stdout
+
+
+def test_a_reader_that_goes_away_is_not_an_error() -> None:
+    """`modforge ... | head -1`: exit 141 (as for SIGPIPE) and nothing on stderr."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "from modforge.cli.main import cli; cli(prog_name='modforge')",
+                             "timelock", "info", "lcs35-toy"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()             # before the interpreter has even started: every write fails
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141 and stderr == b"", stderr

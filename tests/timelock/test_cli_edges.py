@@ -74,19 +74,46 @@ def test_solve_output_may_not_be_the_trapdoor(tmp_path) -> None:
     assert trap.read_bytes() == before
 
 
-def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, monkeypatch) -> None:
-    real = create_module.atomic_write
+def _puzzle_write_fails(monkeypatch, how: str) -> None:
+    """The puzzle file cannot be written: a full disk while staging it, or (``commit``) a failure when it
+    is put in place."""
+    name = "stage_file" if how == "stage" else "commit_staged"
+    real = getattr(create_module, name)
 
-    def failing(path, data, mode=None, **kw):
-        if str(path).endswith("p.json"):
-            raise OSError(errno.ENOSPC, "No space left on device", str(path))
-        return real(path, data, mode, **kw)
+    def failing(*args, **kw):
+        target = args[0] if how == "stage" else args[1]
+        if str(target).endswith("p.json"):
+            if how == "commit":
+                create_module.discard_staged(args[0])
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        return real(*args, **kw)
 
-    monkeypatch.setattr(create_module, "atomic_write", failing)
+    monkeypatch.setattr(create_module, name, failing)
+
+
+@pytest.mark.parametrize("how", ["stage", "commit"])
+def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, monkeypatch, how) -> None:
+    _puzzle_write_fails(monkeypatch, how)
     res = run("create", "--bits", 256, "--t", 50, "--message", "m", "--out", tmp_path / "p.json",
               "--keep-trapdoor", tmp_path / "p.trap")
     one_line_error(res, "No space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_force_keeps_the_old_trapdoor_when_the_new_puzzle_cannot_be_written(tmp_path, monkeypatch) -> None:
+    """A failed --force replaces nothing: the old trapdoor still opens the old puzzle."""
+    out, trap = tmp_path / "p.json", tmp_path / "p.trap"
+    assert run("create", "--bits", 256, "--t", 50, "--message", "old", "--out", out, "--keep-trapdoor", trap,
+               ).exit_code == 0
+    before = out.read_bytes(), trap.read_bytes()
+    _puzzle_write_fails(monkeypatch, "stage")
+    res = run("create", "--bits", 256, "--t", 50, "--message", "new", "--out", out, "--keep-trapdoor", trap,
+              "--force")
+    one_line_error(res, f"{str(out)!r}: No space left on device")
+    assert (out.read_bytes(), trap.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "p.trap"]
+    monkeypatch.undo()
+    assert json.loads(run("solve", out, "--trapdoor", trap, "--json").stdout)["message"] == "old"
 
 
 @pytest.mark.parametrize("args, text", [
@@ -236,3 +263,51 @@ def test_the_payload_can_go_to_stdout_alone(tmp_path) -> None:
     assert res.stdout_bytes == b"\x00binary\xffpayload"               # nothing else on stdout
     assert "message" in res.stderr and "w " in res.stderr
     one_line_error(run("solve", made.path, "--output", "-", "--json"), "does not go with --json")
+
+
+def test_a_trapdoor_open_that_fails_authentication_still_reports_json(tmp_path) -> None:
+    import base64
+
+    made, _, _ = make_puzzle(tmp_path, bits=256, t=50)
+    doc = json.loads(made.path.read_text())
+    ct = bytearray(base64.b64decode(doc["ciphertext"]))
+    ct[-1] ^= 1
+    doc["ciphertext"] = base64.b64encode(bytes(ct)).decode()
+    made.path.write_text(json.dumps(doc))
+    res = run("solve", made.path, "--trapdoor", made.trapdoor_path, "--json")
+    assert res.exit_code == 1 and res.stderr.startswith("modforge: error: authentication failed")
+    out = json.loads(res.stdout)
+    task = made.puzzle.task
+    assert out["error"].startswith("authentication failed") and out["backend"] == "trapdoor"
+    assert out["w"] == hex(plain_squaring(task.x, task.t, task.n)) and out["message"] is None
+
+
+def test_a_puzzle_reached_through_a_link_keeps_its_checkpoints_beside_the_file(tmp_path) -> None:
+    """One checkpoint directory, whichever path names the puzzle: solving by the link and then by the
+    file resumes."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    made, _, _ = make_puzzle(tmp_path / "a", bits=256, t=3000)
+    link = tmp_path / "b" / "l.json"
+    link.symlink_to(made.path)
+    res = run("solve", link, "--stop-after", 1000, "--checkpoint-interval", "0.01", "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["checkpoint_dir"] == str(tmp_path / "a" / "p.json.checkpoints")
+    res = run("solve", made.path, "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["start_step"] == hex(1000)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0])
+def test_the_api_refuses_durations_and_intervals_that_are_not_positive_finite(tmp_path, bad) -> None:
+    from modforge.timelock import create_puzzle, solve
+
+    with pytest.raises(ParameterError, match="duration"):
+        create_puzzle(256, b"m", tmp_path / "x.json", duration=bad)
+    made, _, _ = make_puzzle(tmp_path, bits=256, t=50)
+    ck = tmp_path / "ck"
+    solve(made.puzzle, checkpoint_dir=ck, stop_after=20, interval=0.01)
+    before = sorted(p.name for p in ck.iterdir())
+    with pytest.raises(ParameterError, match="checkpoint-interval"):
+        solve(made.puzzle, checkpoint_dir=ck, interval=bad, restart=True)
+    assert sorted(p.name for p in ck.iterdir()) == before          # refused before anything was moved aside
+    assert not (tmp_path / "x.json").exists()

@@ -19,7 +19,7 @@ import sys
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED
+from .main import EXIT_CHECK_FAILED, INTEGER, SECONDS
 
 DEFAULT_BITS_TEXT = "1024,2048,3072,4096"
 
@@ -73,9 +73,9 @@ def _run_vdf(bits_text: str, repeats: int, seconds: float, as_json: bool, markdo
 _vdf_options = [
     click.option("--bits", "bits_text", default=DEFAULT_BITS_TEXT, show_default=True, metavar="N[,N...]",
                  help="Modulus widths (1024 uses the VDF Alliance modulus, others a reproducible one)."),
-    click.option("--repeats", type=int, default=7, show_default=True,
+    click.option("--repeats", type=INTEGER, default=7, show_default=True,
                  help="Round-robin rounds per width (one timed run of each implementation per round)."),
-    click.option("--seconds", type=float, default=0.3, show_default=True,
+    click.option("--seconds", type=SECONDS, default=0.3, show_default=True,
                  help="Target duration of one run; k (squarings per run) is calibrated to it."),
     click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of tables."),
     click.option("--markdown", is_flag=True, help="Print Markdown tables (as in docs/benchmarks.md)."),
@@ -130,9 +130,9 @@ def _bits_list(text: str) -> tuple[int, ...]:
 @bench.command()
 @click.option("--bits", "bits_text", default="2048,3072,4096", show_default=True, metavar="N[,N...]",
               help="Key sizes (1024 to 4096); one key per size is generated once and cached.")
-@click.option("--seconds", type=float, default=2.0, show_default=True,
+@click.option("--seconds", type=SECONDS, default=2.0, show_default=True,
               help="Duration of one run of each implementation (openssl speed: rounded to whole seconds, >= 1).")
-@click.option("--repeats", type=int, default=3, show_default=True, help="Round-robin rounds per size.")
+@click.option("--repeats", type=INTEGER, default=3, show_default=True, help="Round-robin rounds per size.")
 @click.option("--backend", default="auto", show_default=True,
               help="Our kernel (auto: native when built, else python); the kernel that ran is reported.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
@@ -147,7 +147,7 @@ def _bits_list(text: str) -> tuple[int, ...]:
               help="Thread CPU time (robust on a shared machine) or wall time for ours and cryptography.")
 @click.option("--ct", "with_ct", is_flag=True, help="Afterwards run the dudect-style timing test (`bench ct` "
                                                     "defaults, smallest size given).")
-@click.option("--ct-samples", type=int, default=2000, show_default=True, help="Samples of the --ct test.")
+@click.option("--ct-samples", type=INTEGER, default=2000, show_default=True, help="Samples of the --ct test.")
 def rsa(bits_text: str, seconds: float, repeats: int, backend: str, as_json: bool, markdown: bool, openssl: bool,
         openssl_multi: bool, use_cryptography: bool, pin: bool, clock: str, with_ct: bool,
         ct_samples: int) -> None:
@@ -211,9 +211,9 @@ def _print_ct(doc: dict, console) -> None:
 
 
 @bench.command()
-@click.option("--bits", type=int, default=1024, show_default=True, help="Key size (the cached bench key).")
-@click.option("--samples", type=int, default=2000, show_default=True, help="Measurements (both classes together).")
-@click.option("--seconds", "max_seconds", type=float, default=300.0, show_default=True,
+@click.option("--bits", type=INTEGER, default=1024, show_default=True, help="Key size (the cached bench key).")
+@click.option("--samples", type=INTEGER, default=2000, show_default=True, help="Measurements (both classes together).")
+@click.option("--seconds", "max_seconds", type=SECONDS, default=300.0, show_default=True,
               help="Stop early after this much wall time.")
 @click.option("--target", type=click.Choice(["input", "kernel-input", "exponent"]), default="input",
               show_default=True,
@@ -223,7 +223,7 @@ def _print_ct(doc: dict, console) -> None:
 @click.option("--backend", default="auto", show_default=True,
               help="Kernel: auto, python, native, or 'leaky' (CPython pow: a deliberately leaky demo).")
 @click.option("--clock", type=click.Choice(["cpu", "wall"]), default="cpu", show_default=True)
-@click.option("--seed", type=int, default=None, help="Seed the class coin flips and inputs (default: OS randomness).")
+@click.option("--seed", type=INTEGER, default=None, help="Seed the class coin flips and inputs (default: OS randomness).")
 @click.option("--pin/--no-pin", default=True, show_default=True, help="Pin to one CPU while measuring.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 def ct(bits: int, samples: int, max_seconds: float, target: str, backend: str, clock: str, seed: int | None,

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, ErrorExitGroup, _parse_options, parse_int
+from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup, _parse_options, parse_int
 
 
 class HwGroup(ErrorExitGroup):
@@ -39,13 +39,13 @@ def _arch_names() -> list[str]:
 def design_options(f):
     f = click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE",
                      help="Any design parameter (see `modforge hw list`), repeatable.")(f)
-    f = click.option("--dsp-bits", type=int, help="DSP tile operand width [default: 17].")(f)
-    f = click.option("--word-bits", type=int, help="Digit weight d [default: 16].")(f)
-    f = click.option("--cycles", type=int, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")(f)
+    f = click.option("--dsp-bits", type=INTEGER, help="DSP tile operand width [default: 17].")(f)
+    f = click.option("--word-bits", type=INTEGER, help="Digit weight d [default: 16].")(f)
+    f = click.option("--cycles", type=INTEGER, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")(f)
     f = click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex), or 'vdf-alliance' (the "
                                                        "1024-bit competition modulus) [default: a reproducible "
                                                        "modulus of --bits bits].")(f)
-    f = click.option("--bits", type=int, help="Design width in bits.")(f)
+    f = click.option("--bits", type=INTEGER, help="Design width in bits.")(f)
     f = click.argument("arch", metavar="ARCH")(f)
     return f
 
@@ -144,9 +144,9 @@ def gen_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
 
 @hw.command("sim")
 @design_options
-@click.option("--vectors", type=int, default=1000, show_default=True, help="Random vectors after the edge cases.")
-@click.option("--chain", type=int, default=100, show_default=True, help="Chained squarings fed back in the design.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the random vectors.")
+@click.option("--vectors", type=INTEGER, default=1000, show_default=True, help="Random vectors after the edge cases.")
+@click.option("--chain", type=INTEGER, default=100, show_default=True, help="Chained squarings fed back in the design.")
+@click.option("--seed", type=INTEGER, default=1, show_default=True, help="Seed of the random vectors.")
 @click.option("--keep-vectors", type=click.Path(dir_okay=False), help="Also write the vector file here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
@@ -193,7 +193,7 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
 @hw.command("bench")
 @click.option("--arch", "archs", multiple=True, default=("ozturk", "predictive-montgomery"), show_default=True,
               help="Architectures to run (repeatable).")
-@click.option("--t", "t", type=int, default=10_000, show_default=True, help="Chained squarings from x = 2.")
+@click.option("--t", "t", type=INTEGER, default=10_000, show_default=True, help="Chained squarings from x = 2.")
 @click.option("--modulus", "modulus_text", default="vdf-alliance", show_default=True,
               help="Modulus (decimal, 0x-hex, or 'vdf-alliance').")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

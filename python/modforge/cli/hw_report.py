@@ -20,7 +20,7 @@ import click
 
 from ..arith.base import ParameterError
 from ..hw.errors import HardwareError
-from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED
+from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, INTEGER
 
 _LABELS = [("lut", "LUT"), ("ff", "FF (upper bound)"), ("dsp", "DSP"), ("carry", "carry cells"), ("muxf", "MUXF"),
            ("ram_cells", "RAM cells"), ("rom_bits", "ROM bits"), ("ram_bits", "RAM bits"),
@@ -88,18 +88,18 @@ def _print_report(doc: dict[str, Any]) -> None:
 
 @click.command("report")
 @click.argument("arch", metavar="ARCH")
-@click.option("--bits", type=int, help="Design width in bits.")
+@click.option("--bits", type=INTEGER, help="Design width in bits.")
 @click.option("--modulus", "modulus_text", help="Modulus (decimal or 0x-hex), or 'vdf-alliance' (the 1024-bit "
                                                 "competition modulus) [default: a reproducible modulus of --bits bits].")
-@click.option("--cycles", type=int, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")
-@click.option("--word-bits", type=int, help="Digit weight d [default: 16].")
-@click.option("--dsp-bits", type=int, help="DSP tile operand width [default: 17].")
+@click.option("--cycles", type=INTEGER, help="Cycles per operation (ozturk, san-montgomery) [default: 1].")
+@click.option("--word-bits", type=INTEGER, help="Digit weight d [default: 16].")
+@click.option("--dsp-bits", type=INTEGER, help="DSP tile operand width [default: 17].")
 @click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE", help="Any design parameter, repeatable.")
 @click.option("--target", type=click.Choice(["xilinx", "intel", "both"]), default="xilinx", show_default=True,
               help="Yosys flow: synth_xilinx (UltraScale+), synth_intel_alm (Cyclone V ALMs), or both.")
 @click.option("--method", type=click.Choice(["auto", "flat", "hierarchical"]), default="auto", show_default=True,
               help="auto: flat up to 256 bits, pieces summed above.")
-@click.option("--jobs", type=int, default=2, show_default=True, help="Parallel Yosys runs (hierarchical).")
+@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Parallel Yosys runs (hierarchical).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
                dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
@@ -138,7 +138,7 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
 @click.option("--bits", "bits_text", default="64,128,256,512,1024", show_default=True, help="Comma-separated widths.")
 @click.option("--word-bits", "word_text", default="16,32", show_default=True, help="Comma-separated word sizes d.")
 @click.option("--target", type=click.Choice(["xilinx", "intel"]), default="xilinx", show_default=True)
-@click.option("--jobs", type=int, default=2, show_default=True, help="Worker processes (one point each).")
+@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Worker processes (one point each).")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for explore.csv, explore.json and pareto.png (-o, as for hw gen).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")

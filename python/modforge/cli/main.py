@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import re
 import sys
 from typing import Any
@@ -22,6 +24,8 @@ from ..arith.base import ParameterError
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
+# What a shell reports for a program killed by SIGPIPE: the reader of our output went away (`| head`).
+EXIT_BROKEN_PIPE = 141
 
 
 def parse_int(text: str, what: str) -> int:
@@ -33,6 +37,39 @@ def parse_int(text: str, what: str) -> int:
         return int(t, 10)
     except ValueError:
         raise ParameterError(what, f"not a decimal or 0x-hex integer: {text!r}") from None
+
+
+class _Integer(click.ParamType):
+    """An integer option in decimal or 0x-hex, like every number modforge reads."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return parse_int(str(value), param.name if param is not None and param.name else "value")
+        except ParameterError:
+            self.fail(f"{value!r} is not a decimal or 0x-hex integer", param, ctx)
+
+
+class _Seconds(click.ParamType):
+    """A positive, finite number of seconds (click's float takes nan and inf)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not (math.isfinite(seconds) and seconds > 0):
+            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
+        return seconds
+
+
+INTEGER = _Integer()
+SECONDS = _Seconds()
 
 
 def describe_os_error(exc: OSError) -> str:
@@ -141,6 +178,15 @@ class ErrorExitGroup(click.Group):
             # The subcommand whose arguments failed to parse (click sets no context for some such errors).
             where = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
             raise self._usage_error(exc, where) from None
+        except BrokenPipeError:
+            # The reader of our output went away (`| head`): nothing is wrong and nobody is listening.
+            # stdout goes to /dev/null so that the interpreter's final flush does not complain either.
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            ctx.exit(EXIT_BROKEN_PIPE)
         except KeyboardInterrupt:
             # A second Ctrl-C, or one outside a command that checkpoints: not a failed check.
             click.echo("modforge: interrupted", err=True)
@@ -214,7 +260,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list, one object per algorithm.")
-@click.option("--bits", type=int, default=1024, show_default=True,
+@click.option("--bits", type=INTEGER, default=1024, show_default=True,
               help="Width at which to show each model's cost (1024 uses the VDF Alliance modulus).")
 def algos(as_json: bool, bits: int) -> None:
     """List every algorithm with its seed reference and cost model."""
@@ -259,8 +305,8 @@ def algos(as_json: bool, bits: int) -> None:
 @cli.command()
 @click.option("--algo", "algo_name", required=True, help="Algorithm name (see `modforge algos`).")
 @click.option("--modulus", "modulus_text", help="Modulus, decimal or 0x-hex.")
-@click.option("--bits", type=int, help="Instead of --modulus: a reproducible modulus of this many bits.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --bits.")
+@click.option("--bits", type=INTEGER, help="Instead of --modulus: a reproducible modulus of this many bits.")
+@click.option("--seed", type=INTEGER, default=0, show_default=True, help="Seed for --bits.")
 @click.option("--opt", "opts", multiple=True, metavar="KEY=VALUE", help="Algorithm option (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.argument("a_text", metavar="A")
@@ -339,7 +385,7 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
 @cli.command()
 @click.option("--models", is_flag=True, help="Tour the bit-exact models instead of the main job.")
 @click.option("--duration", default="20s", show_default=True, help="Puzzle solving time on this machine.")
-@click.option("--bits", type=int, default=2048, show_default=True, help="Puzzle modulus width.")
+@click.option("--bits", type=INTEGER, default=2048, show_default=True, help="Puzzle modulus width.")
 def demo(models: bool, duration: str, bits: int) -> None:
     """The main job on built-in defaults: create, solve, prove and verify a puzzle; our speed next to GMP's."""
     from .demo import run_main_job, run_model_tour

@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, ErrorExitGroup
+from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup
 
 SIGN_SCHEMES = "raw|pkcs1v15|pss"
 ENCRYPT_SCHEMES = "raw|oaep"
@@ -114,7 +114,7 @@ def _batch_progress(enabled: bool | None):
 
 
 @rsa.command("keygen")
-@click.option("--bits", type=int, default=3072, show_default=True, help="Modulus size: 2048 to 4096, a multiple of 8.")
+@click.option("--bits", type=INTEGER, default=3072, show_default=True, help="Modulus size: 2048 to 4096, a multiple of 8.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Private key to write: PKCS#8 PEM, mode 0600.")
 @click.option("--public-out", "public_path", type=click.Path(dir_okay=False),
@@ -198,7 +198,7 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
               help="Sign many files: a directory (its files) or files, more may follow as arguments. "
                    "Each signature goes to <file>.sig, or into --out-dir.")
 @click.option("--out-dir", "out_dir", type=click.Path(file_okay=False), help="With --batch: where the .sig files go.")
-@click.option("--jobs", type=int, default=None, help="With --batch: worker processes (default: every core).")
+@click.option("--jobs", type=INTEGER, default=None, help="With --batch: worker processes (default: every core).")
 @click.option("--progress/--no-progress", "progress", default=None,
               help="With --batch: show a progress bar (default: when stderr is a terminal).")
 @click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, ErrorExitGroup, parse_int
+from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, INTEGER, ErrorExitGroup, parse_int
 
 
 
@@ -46,7 +46,7 @@ def timelock() -> None:
 
 
 @timelock.command()
-@click.option("--bits", type=int, default=2048, show_default=True, help="Modulus width (N = p*q, exactly this wide).")
+@click.option("--bits", type=INTEGER, default=2048, show_default=True, help="Modulus width (N = p*q, exactly this wide).")
 @click.option("--duration", "duration_text", help="Solving time on this machine: 90s, 10m, 2h, 1d, 1h30m.")
 @click.option("--t", "t_text", help="Instead of --duration: the number of squarings.")
 @click.option("--message", "message", help="Text to lock (UTF-8).")
@@ -185,7 +185,13 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
         p, q = load_trapdoor(trapdoor_path, puzzle)
         w = trapdoor_solution(puzzle.task, p, q)
         result = SolveResult(label=puzzle.label, task=puzzle.task, finished=True, step=puzzle.task.t,
-                             start_step=puzzle.task.t, w=w, payload=puzzle.open(w), backend="trapdoor")
+                             start_step=puzzle.task.t, w=w, backend="trapdoor")
+        try:
+            result.payload = puzzle.open(w)
+        except TimelockError as exc:
+            if as_json:
+                _dump({**_result_doc(result, None, None), "error": str(exc)})
+            raise
     else:
         reporter = make_reporter(progress_mode, interval)
         try:

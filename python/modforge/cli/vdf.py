@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, ErrorExitGroup, parse_int
+from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, INTEGER, ErrorExitGroup, parse_int
 
 PROOF_CHOICES = ("wesolowski", "pietrzak", "none")
 PROGRESS_MIN_T = 1 << 16
@@ -131,9 +131,9 @@ def _progress(enabled: bool | None, t: int):
               help="Write the proof file here (atomically).")
 @click.option("--checkpoints", "checkpoints_path", type=click.Path(dir_okay=False, writable=True),
               help="Also store checkpoints for both proof types here, for `modforge vdf prove`.")
-@click.option("--memory", "memory_mib", type=int, default=64, show_default=True,
+@click.option("--memory", "memory_mib", type=INTEGER, default=64, show_default=True,
               help="Budget for stored checkpoints, MiB.")
-@click.option("--workers", type=int, default=None, help="Helper processes for the proof [default: auto].")
+@click.option("--workers", type=INTEGER, default=None, help="Helper processes for the proof [default: auto].")
 @click.option("--progress/--no-progress", "show_progress", default=None,
               help="Progress bar on stderr [default: when stderr is a terminal and T >= 2^16].")
 @click.option("--resume-dir", type=click.Path(file_okay=False),
@@ -334,7 +334,7 @@ def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bo
               help="Checkpoints file written by `modforge vdf eval --checkpoints`.")
 @click.option("--proof", "proof_type", required=True, type=click.Choice(PROOF_CHOICES[:2]))
 @click.option("--backend", default="auto", show_default=True, help="Engine backend.")
-@click.option("--workers", type=int, default=None, help="Helper processes [default: auto].")
+@click.option("--workers", type=INTEGER, default=None, help="Helper processes [default: auto].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), help="Write the proof file here.")
 @click.option("--resume-dir", type=click.Path(file_okay=False),
               help="Keep a Wesolowski proof's progress here: after Ctrl-C, kill or power loss, rerun the same "

@@ -58,11 +58,12 @@ def cache_dir() -> Path:
 
 
 def default_checkpoint_dir(puzzle_path: Path | None) -> Path:
-    """``<puzzle>.checkpoints/`` next to a puzzle file when that directory is writable, else the user cache."""
+    """``<puzzle>.checkpoints/`` next to a puzzle file when that directory is writable, else the user cache.
+    A symbolic link leads to the file it names: one directory, whichever path the puzzle is given by."""
     if puzzle_path is not None:
-        parent = puzzle_path.resolve().parent
-        if os.access(parent, os.W_OK):
-            return parent / f"{puzzle_path.name}.checkpoints"
+        real = puzzle_path.resolve()
+        if os.access(real.parent, os.W_OK):
+            return real.parent / f"{real.name}.checkpoints"
     return cache_dir()
 
 

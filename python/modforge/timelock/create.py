@@ -10,6 +10,7 @@ computed) unless the caller asks for a trapdoor file.
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import time
@@ -22,7 +23,7 @@ import gmpy2
 
 from ..arith.base import ParameterError
 from ..engine.tuning import cpu_name
-from ..fileio import atomic_write, check_output_path
+from ..fileio import check_output_path, commit_staged, discard_staged, stage_file
 from .puzzle import MAX_PAYLOAD, MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
 MIN_BITS = 256
@@ -86,8 +87,8 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
         raise ParameterError("duration", "give exactly one of a duration or t")
     if t is not None and not 1 <= t <= MAX_T:
         raise ParameterError("t", f"must be between 1 and 2^64, got {t if t.bit_length() <= 80 else hex(t)[:20] + '...'}")
-    if duration is not None and duration <= 0:
-        raise ParameterError("duration", f"must be positive, got {duration}")
+    if duration is not None and not (math.isfinite(duration) and duration > 0):
+        raise ParameterError("duration", f"must be a positive number of seconds, got {duration}")
     if len(payload) > MAX_PAYLOAD:
         raise ParameterError("message", f"payload is {len(payload)} bytes; at most {MAX_PAYLOAD} are supported")
     out = check_output_path(out, "out", overwrite)
@@ -126,18 +127,33 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
     created = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     puzzle = seal(n, x, t, w, payload, created, cal)
     del w
-    # The trapdoor first, so that a puzzle never exists without the trapdoor asked for; if the puzzle
-    # cannot be written, a trapdoor this call created is removed again (no orphaned secret).
-    trapdoor_new = False
+    # Both files are staged (written and synced beside their targets) before either is put in place, so
+    # that a full disk or a failed write replaces nothing, not even an old trapdoor under --force.  Then
+    # the trapdoor first, so that a puzzle never exists without the trapdoor asked for; if the puzzle
+    # cannot be put in place, a trapdoor this call created is removed again (no orphaned secret).
+    staged_trapdoor = None
     if trapdoor_path is not None:
         doc = trapdoor_document(puzzle, p, q)
         doc["created"] = created
-        trapdoor_new = not trapdoor_path.exists()
-        atomic_write(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600, exclusive=not overwrite)
+        staged_trapdoor = stage_file(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
     del p, q, phi
     try:
-        # Without overwrite, a file that appeared since the check is not replaced either.
-        atomic_write(out, puzzle.to_json(), exclusive=not overwrite)
+        staged_puzzle = stage_file(out, puzzle.to_json())
+    except BaseException:
+        if staged_trapdoor is not None:
+            discard_staged(staged_trapdoor)
+        raise
+    trapdoor_new = False
+    try:
+        if staged_trapdoor is not None:
+            trapdoor_new = not trapdoor_path.exists()
+            # Without overwrite, a file that appeared since the check is not replaced either.
+            commit_staged(staged_trapdoor, trapdoor_path, exclusive=not overwrite)
+    except BaseException:
+        discard_staged(staged_puzzle)
+        raise
+    try:
+        commit_staged(staged_puzzle, out, exclusive=not overwrite)
     except BaseException:
         if trapdoor_new:
             try:

@@ -21,6 +21,7 @@ values its proofs need, :mod:`modforge.vdf.resume`).
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import threading
@@ -166,8 +167,8 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
     corrupted, repeated error-check failures) and :class:`~.puzzle.AuthenticationError` when ``w``
     does not open the ciphertext; :class:`SolveInterrupted` after Ctrl-C/SIGTERM.
     """
-    if interval <= 0:
-        raise ParameterError("checkpoint-interval", f"must be positive, got {interval}")
+    if not (isinstance(interval, (int, float)) and math.isfinite(interval) and interval > 0):
+        raise ParameterError("checkpoint-interval", f"must be a positive number of seconds, got {interval!r}")
     if stop_after is not None and stop_after < 1:
         raise ParameterError("stop-after", f"must be at least 1, got {stop_after}")
     task = puzzle.task
