@@ -265,3 +265,15 @@ def test_a_write_that_fails_names_the_file_asked_for(tmp_path) -> None:
         atomic_write(tmp_path / "taken", b"second", exclusive=True)
     assert caught.value.filename == str(tmp_path / "taken")
     assert sorted(os.listdir(tmp_path)) == ["taken"]
+
+
+@pytest.mark.parametrize("length", [200, 241, 246, 255])
+def test_a_name_as_long_as_the_file_system_allows_is_written(tmp_path, length: int) -> None:
+    """The temporary file is named after the target plus 14 characters; for a long target it is cut short."""
+    for stem in ("a" * length, "\u00e9" * (length // 2)):          # bytes, not characters, count
+        target = tmp_path / stem
+        atomic_write(target, b"x")
+        atomic_write(target, b"y")
+        assert target.read_bytes() == b"y"
+        atomic_write(tmp_path / (stem[:-1] + "z"), b"z", exclusive=True)
+    assert all(len(os.fsencode(p.name)) <= 255 for p in tmp_path.iterdir()) and len(list(tmp_path.iterdir())) == 4

@@ -95,7 +95,7 @@ def stage_file(path: str | os.PathLike, data: bytes | str, mode: int | None = No
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path.name, directory), dir=directory)
     except OSError as exc:
         raise _naming(exc, path) from None
     try:
@@ -110,6 +110,20 @@ def stage_file(path: str | os.PathLike, data: bytes | str, mode: int | None = No
             raise _naming(exc, path) from None
         raise
     return Path(tmp)
+
+
+def _temp_prefix(name: str, directory: Path) -> str:
+    """``.NAME.tmp-``: the temporary file's name before mkstemp's 8 random characters, with NAME cut short
+    when the whole would not fit the file system's limit on a name (255 bytes on most): a name the target
+    itself fits must not fail only after the work, at its temporary file."""
+    try:
+        limit = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    room = limit - len(f".{TEMP_MARK}".encode()) - 8
+    while name and len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return f".{name}{TEMP_MARK}"
 
 
 def _naming(exc: OSError, path: Path) -> OSError:

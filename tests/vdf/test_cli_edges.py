@@ -193,3 +193,31 @@ def test_every_plan_the_evaluation_writes_reads_back(n: int, t: int, tmp_path) -
 
 def test_proof_objects_round_trip_through_the_strict_reader(proof_doc) -> None:
     assert Proof.from_document(proof_doc).to_document() == proof_doc
+
+
+def test_a_refused_stop_after_leaves_no_session_behind(n: int, tmp_path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    for bad in ("0", "-5"):
+        one_line_error(invoke("eval", "--modulus", n, "--x", 5, "--t", 5000, "--resume-dir", state,
+                              "--stop-after", bad), "stop-after: must be at least 1")
+    assert list(state.iterdir()) == []
+
+
+def test_a_kappa_far_above_t_proves_at_once(n: int, tmp_path) -> None:
+    """A plan may set kappa above t (one checkpoint); near 2^64 the range walk once stepped through
+    ~2^54 empty ranges (a hang). Run in a subprocess so that a regression fails by its timeout."""
+    import subprocess
+    import sys
+
+    ck = tmp_path / "ck.json"
+    assert invoke("eval", "--modulus", n, "--x", 5, "--t", 777, "--checkpoints", ck).exit_code == 0
+    doc = json.loads(ck.read_text())
+    doc["wesolowski"] = {"kappa": 2 ** 64 - 8}
+    ck.write_text(json.dumps(doc))
+    out = tmp_path / "proof.json"
+    cmd = [sys.executable, "-c", "from modforge.cli.main import cli; cli(prog_name='modforge')"]
+    done = subprocess.run([*cmd, "vdf", "prove", "--checkpoints", str(ck), "--proof", "wesolowski", "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert invoke("verify", out).exit_code == 0

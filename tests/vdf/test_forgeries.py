@@ -357,3 +357,41 @@ def test_any_flipped_hex_digit_is_rejected(honest, ptype: str, data) -> None:
     holder[key] = s[:pos] + new + s[pos + 1:]
     verdict = verify(d)
     assert not verdict.valid, f"flipping {key} at {pos} was accepted"
+
+
+@pytest.mark.parametrize("mu", [5, "0x05", None.__class__, b"\x05"])
+def test_a_proof_object_whose_mu_is_no_list_is_rejected_not_raised(honest, mu) -> None:
+    import dataclasses
+
+    rejected(dataclasses.replace(honest[1]["pietrzak"], mu=mu), "proof.mu must be a list of group elements")
+
+
+def test_gmpy2_integers_are_integers(honest) -> None:
+    """The API takes gmpy2.mpz wherever it takes int (README's own pattern: Group.canon(gmpy2.powmod(...)))."""
+    import dataclasses
+
+    from modforge.engine import ModRing
+    from modforge.vdf import Group
+
+    key, proofs = honest
+    n = key.group.modulus
+    g = Group(gmpy2.mpz(n))
+    assert type(g.modulus) is int and g == key.group
+    assert type(g.canon(gmpy2.powmod(3, 5, n))) is int
+    ring = ModRing(gmpy2.mpz(n), backend="auto")
+    assert ring.sqr(gmpy2.mpz(3)) == 9 and ring.sqr_n(gmpy2.mpz(3), gmpy2.mpz(2)) == 81
+    assert ring.multiexp([gmpy2.mpz(3)], [gmpy2.mpz(5)]) == 243
+    w = proofs["wesolowski"]
+    assert verify(dataclasses.replace(w, x=gmpy2.mpz(w.x), y=gmpy2.mpz(w.y), pi=gmpy2.mpz(w.pi))).valid
+    p = proofs["pietrzak"]
+    assert verify(dataclasses.replace(p, mu=[gmpy2.mpz(m) for m in p.mu])).valid
+    assert run(g, gmpy2.mpz(w.x), gmpy2.mpz(T), "wesolowski", backend="gmp", workers=0).proof == w
+
+
+@pytest.mark.parametrize("workers", [-1, 1.5, "2"])
+def test_the_api_refuses_bad_worker_counts(honest, workers) -> None:
+    from modforge.arith.base import ParameterError
+
+    g = honest[0].group
+    with pytest.raises(ParameterError, match="workers"):
+        run(g, g.hash_to_group(b"w"), 100, "wesolowski", workers=workers)

@@ -19,6 +19,7 @@ name of the offending parameter so a user (and a test) can tell which one.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -32,10 +33,25 @@ class ParameterError(ValueError):
         self.problem = problem
 
 
+def exact_int(value: Any) -> int | None:
+    """``value`` as a Python int when it is an exact integer (an int, or a type with ``__index__`` such as
+    ``gmpy2.mpz``), else None.  bool is not a number here, and floats have no ``__index__``."""
+    if isinstance(value, bool):
+        return None
+    if type(value) is int:
+        return value
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def require_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    """An integer parameter as a Python int (``gmpy2.mpz`` and other exact integer types accepted)."""
+    out = exact_int(value)
+    if out is None:
         raise ParameterError(name, f"must be an integer, got {type(value).__name__}")
-    return value
+    return out
 
 
 def require_bool(name: str, value: Any) -> bool:

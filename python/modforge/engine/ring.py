@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from ..arith.base import ParameterError, check_operand, require_int, require_modulus
+from ..arith.base import ParameterError, check_operand, exact_int, require_int, require_modulus
 from . import backends
 
 
 MAX_K = 1 << 64            # squarings per sqr_n call, on every backend (the native ones count in a u64)
 MAX_TRACE = 1 << 24        # values per sqr_n_trace call, on every backend (memory)
+
+
+def _ints(values) -> list:
+    """``values`` as a list, exact integers of other types (``gmpy2.mpz``) as Python ints; anything else is
+    left for the checks to name."""
+    out = []
+    for v in values:
+        if type(v) is not int:
+            v = exact_int(v) if exact_int(v) is not None else v
+        out.append(v)
+    return out
 
 
 class ModRing:
@@ -87,8 +98,9 @@ class ModRing:
             raise ParameterError("threads", f"must be at least 1, got {threads}")
         native = getattr(self._impl, "multiexp", None)
         if native is not None:
-            # The native code checks every base and exponent itself (ParameterError "bases" / "exponents").
-            return native(list(bases), list(exponents), threads)
+            # The native code checks every base and exponent itself (ParameterError "bases" / "exponents");
+            # it takes Python ints only, so other exact integers (gmpy2.mpz) are converted first.
+            return native(_ints(bases), _ints(exponents), threads)
         for b in bases:
             self._check("bases", b)
         for e in exponents:

@@ -29,7 +29,7 @@ from typing import Any, Iterable, NamedTuple
 
 from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_int
 
 HW_VERSION = "1"          # bump whenever the RTL generated for the same parameters changes
 GENERATOR = "modforge.hw"
@@ -50,8 +50,7 @@ def digest(arch: str, params: Any) -> str:
 
 
 def require_range(name: str, value: Any, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ParameterError(name, f"must be an integer, got {type(value).__name__}")
+    value = require_int(name, value)
     if value < lo or (hi is not None and value > hi):
         span = f"at least {lo}" if hi is None else f"between {lo} and {hi}"
         raise ParameterError(name, f"must be {span}, got {value}")

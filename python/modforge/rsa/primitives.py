@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import gmpy2
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_int
 from .errors import FaultError
 from .exp import DEFAULT_BLIND_BITS, blinded_exponents, crt_halves, prepared
 from .keys import RSAPrivateKey, RSAPublicKey
 
 
 def _check_representative(name: str, x: int, n: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise ParameterError(name, f"must be an integer, got {type(x).__name__}")
+    x = require_int(name, x)
     if not 0 <= x < n:
         raise ParameterError(name, "representative out of range: need 0 <= value < n (the modulus)")
     return x

@@ -7,7 +7,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_int
 from ..engine import ModRing
 from . import pietrzak, wesolowski
 from .evaluation import Evaluation, Progress, evaluate, require_t
@@ -71,11 +71,21 @@ def verify(proof: Proof | dict, *, backend: str = "auto") -> Verdict:
         else:
             if proof.mu is None:
                 raise Reject("missing field 'proof.mu'")
+            if isinstance(proof.mu, (str, bytes)) or not hasattr(proof.mu, "__iter__"):
+                raise Reject(f"proof.mu must be a list of group elements, got {type(proof.mu).__name__}")
             pietrzak.verify(group, ring, proof.x, proof.t, proof.y, list(proof.mu))
     except Reject as exc:
         return Verdict(False, exc.reason, ptype, time.perf_counter() - start)
     return Verdict(True, f"{ptype} proof of |x^(2^{proof.t})| = y modulo a {group.bits}-bit N",
                    ptype, time.perf_counter() - start)
+
+
+def require_workers(workers: object) -> int:
+    """Helper processes: an integer >= 0 (the CLI's --workers check, for API callers too)."""
+    workers = require_int("workers", workers)
+    if workers < 0:
+        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    return workers
 
 
 def _proof_pool(ring: ModRing, proof_type: str | None, workers: int) -> ProofPool:
@@ -101,6 +111,7 @@ def prove(evaluation: Evaluation, proof_type: str, *, ring: ModRing | None = Non
     check_proof_type(proof_type)
     if proof_type == "pietrzak" and pietrzak.t_problem(evaluation.t):
         raise ParameterError("t", pietrzak.t_problem(evaluation.t))
+    workers = require_workers(workers)
     cost = cost or CostModel()
     own_pool = pool is None
     if pool is None:
@@ -203,6 +214,8 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     t = require_t(t)
     if proof_type is not None:
         check_proof_type(proof_type)
+    if workers is not None:
+        workers = require_workers(workers)
     if "pietrzak" in set(keep) | {proof_type} and pietrzak.t_problem(t):
         raise ParameterError("t", pietrzak.t_problem(t))
     ring = ModRing(group.modulus, backend=backend)

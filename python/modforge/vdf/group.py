@@ -32,7 +32,7 @@ import hashlib
 from dataclasses import dataclass
 import gmpy2
 
-from ..arith.base import ParameterError, require_int
+from ..arith.base import ParameterError, exact_int, require_int
 
 # Wider moduli are accepted by this layer but not by the engine's native paths.
 MIN_MODULUS_BITS = 256
@@ -69,8 +69,9 @@ def modulus_problem(modulus: int) -> str | None:
     These checks catch accidents (a prime, a square, a typo with a small
     factor); they cannot tell whether somebody knows the factorisation.
     """
-    if isinstance(modulus, bool) or not isinstance(modulus, int):
+    if exact_int(modulus) is None:
         return f"must be an integer, got {type(modulus).__name__}"
+    modulus = exact_int(modulus)
     bits = modulus.bit_length()
     if modulus < 0:
         return "must be positive"
@@ -97,6 +98,8 @@ class Group:
         problem = modulus_problem(self.modulus)
         if problem is not None:
             raise ParameterError("modulus", problem)
+        # A gmpy2.mpz (or other exact integer) becomes an int: the group hands it to native code.
+        object.__setattr__(self, "modulus", exact_int(self.modulus))
 
     @property
     def bits(self) -> int:
@@ -119,15 +122,16 @@ class Group:
 
     def canon(self, x: int) -> int:
         """The canonical representative ``min(x mod N, N - x mod N)``."""
-        x %= self.modulus
+        x = int(x % self.modulus)
         return x if x <= self.half else self.modulus - x
 
     # -- membership --------------------------------------------------------------------------------------
 
     def element_problem(self, x: int, *, square: bool = False) -> str | None:
         """Why ``x`` is not a canonical group element (a square, when ``square``), or None."""
-        if isinstance(x, bool) or not isinstance(x, int):
+        if exact_int(x) is None:
             return f"is not an integer ({type(x).__name__})"
+        x = exact_int(x)
         if x <= 0:
             return "is zero" if x == 0 else "is negative"
         if x >= self.modulus:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_int
 from ..fileio import (InputTooLarge, atomic_write, exclusive_lock, fsync_dir, read_bounded, remove_stale_temps,
                       user_cache_dir)
 from ..timelock.checkpoint import Checkpoint
@@ -335,6 +336,17 @@ class ResumeOptions:
     stop_after: int | None = None  # stop, checkpointed, after this many squarings (tests, batch slots)
     handle_signals: bool = False   # Ctrl-C / SIGTERM stop at the next block, checkpointed
     inject_fault_at: int | None = None   # test hook: flip the running value once at this squaring
+
+    def __post_init__(self) -> None:
+        # Checked here, before a session's plan file exists: a refused value leaves nothing on disk.
+        interval = self.interval
+        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or \
+                not (math.isfinite(interval) and interval > 0):
+            raise ParameterError("checkpoint-interval", f"must be a positive number of seconds, got {interval!r}")
+        if self.stop_after is not None:
+            stop = require_int("stop-after", self.stop_after)
+            if stop < 1:
+                raise ParameterError("stop-after", f"must be at least 1, got {stop}")
 
 
 @dataclass

@@ -164,7 +164,10 @@ def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int
     t, kappa, count, ring = evaluation.t, plan.kappa, plan.checkpoints, pool.ring
     window = min(width, best_window(t, kappa, pool.parts, cost))
     saved = progress.load(l, kappa, count, width) if progress is not None else None
-    b, acc = saved if saved is not None else (kappa, 1)
+    # No block has a bit at or above t (q < 2^t): with kappa > t (a plan may say so) the walk starts at t,
+    # not at kappa; from kappa it would step through (kappa - t) / width empty ranges, ~2^54 of them for
+    # a kappa near 2^64.
+    b, acc = saved if saved is not None else (min(kappa, t), 1)
     for shift, digits in quotient_ranges(t, kappa, l, count, width, top=b):
         b -= shift                                  # this range is [b, b + shift)
         live = [c for c in range(count) if digits[c]]
