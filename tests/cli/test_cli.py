@@ -84,6 +84,17 @@ def test_modmul_human_output_shows_digits_and_cost() -> None:
     (("modmul", "--algo", "barrett", "--bits", "99999999999999999999", "3", "4"), "bits: must be between 3 and 16384"),
     (("modmul", "--algo", "barrett", "--modulus", hex((1 << 16385) - 1), "3", "4"), "modulus: is 16385 bits wide; the models take at most 16384"),
     (("algos", "--bits", "99999999999999999999"), "bits: must be between 3 and 16384"),
+    # Option values past any model: refused at once (they raised MemoryError or ran for many minutes).
+    (("modmul", "--algo", "montgomery", "--bits", "64", "--opt", "bits=99999999999999", "3", "5"),
+     "opt: bits=99999999999999: at most 65536"),
+    (("modmul", "--algo", "barrett", "--bits", "64", "--opt", "radix_bits=99999999999999", "3", "5"),
+     "opt: radix_bits=99999999999999: at most 65536"),
+    (("modmul", "--algo", "schoolbook", "--bits", "64", "--opt", "bits=10000000", "3", "5"), "at most 65536"),
+    (("modmul", "--algo", "montgomery-cios", "--bits", "1024", "--opt", "words=60000", "3", "5"),
+     "word products per operation; a model runs in Python, so modmul takes at most 16777216"),
+    (("modmul", "--algo", "ozturk", "--bits", "64", "--opt", "=3", "3", "5"), "opt: '' is not an option name"),
+    (("modmul", "--algo", "montgomery", "--bits", "64", "--opt", "x.y=3", "3", "5"), "opt: 'x.y' is not an option"),
+    (("modmul", "--algo", "schoolbook", "--modulus", "0", "1", "1"), "modulus: must be at least 3, got 0"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message) -> None:
     res = CliRunner().invoke(cli, list(args))

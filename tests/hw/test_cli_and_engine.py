@@ -41,6 +41,12 @@ def test_sim_json_reports_vectors_mismatches_and_cycles_per_op() -> None:
     (("hw", "sim", "ozturk", "--bits", "64", "--opt", "cycles=0"), "cycles"),
     (("hw", "sim", "ozturk"), "bits"),
     (("hw", "sim", "predictive-montgomery", "--bits", "64", "--cycles", "2"), "cycles"),
+    # Two values for one option are refused, not one silently dropped.
+    (("hw", "gen", "ozturk", "--bits", "64", "--opt", "word_bits=8", "--word-bits", "32", "-o", "x"), "opt"),
+    (("hw", "gen", "ozturk", "--bits", "64", "--opt", "cycles=2", "--cycles", "3", "-o", "x"), "opt"),
+    # Sizes far past any design are refused at once (these ran for minutes).
+    (("hw", "gen", "ozturk", "--bits", "64", "--word-bits", "99999999", "-o", "x"), "word_bits"),
+    (("hw", "gen", "ozturk", "--bits", "64", "--opt", "redundant_words=99999999", "-o", "x"), "redundant_words"),
 ])
 def test_bad_input_exits_2_naming_the_parameter(args, param: str) -> None:
     res = CliRunner().invoke(cli, list(args))

@@ -73,8 +73,45 @@ def test_an_encrypted_key_reads_with_its_password_file(files, k1024) -> None:
     one_line_error(run("sign", "--key", enc, "--key-password-file", d / "pw", "--in", msg, "--out", d / "pw",
                        "--scheme", "pss"), "out: is the same file as --key-password-file")
     assert (d / "pw").read_bytes() == b"s3cret\n"
+    for empty in (b"", b"\n", b"\r\nsecond line\n"):       # not "the key is not encrypted"
+        (d / "empty").write_bytes(empty)
+        one_line_error(run("sign", "--key", enc, "--key-password-file", d / "empty", "--in", msg, "--out",
+                           d / "s3", "--scheme", "pss"), "holds an empty password (its first line)")
+    # A public operation names the way out: the public key, which needs no password.
+    one_line_error(run("verify", "--key", enc, "--in", msg, "--sig", d / "s", "--scheme", "pss"),
+                   "key: an encrypted private key: give the public key instead")
     k1024.pub.verify((d / "s").read_bytes(), msg.read_bytes(),
                      padding.PSS(padding.MGF1(hashes.SHA256()), 32), hashes.SHA256())
+
+
+@pytest.mark.parametrize("guarded", ["key", "key-password-file"])
+def test_batch_signatures_never_replace_the_key_or_its_password(files, k1024, guarded) -> None:
+    """`--key d.sig --batch d`: d's signature would be written over the key."""
+    key, msg, d = files
+    enc = d / "enc.pem"
+    enc.write_bytes(k1024.ck.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.BestAvailableEncryption(b"s3cret")))
+    (d / "pw").write_bytes(b"s3cret\n")
+    victim = d / "victim.sig"
+    victim.write_bytes(enc.read_bytes() if guarded == "key" else b"s3cret\n")
+    before = victim.read_bytes()
+    (d / "victim").write_bytes(b"sign me\n")
+    args = ["--key", victim, "--key-password-file", d / "pw"] if guarded == "key" else \
+        ["--key", enc, "--key-password-file", victim]
+    one_line_error(run("sign", *args, "--batch", d / "victim", "--scheme", "pss", "--jobs", 1),
+                   f"is the file given as --{guarded}")
+    assert victim.read_bytes() == before
+
+
+def test_batch_targets_are_checked_like_out_before_any_work(files) -> None:
+    key, msg, d = files
+    (d / "c").write_bytes(b"c\n")
+    (d / "c.sig").symlink_to(d / "target")
+    one_line_error(run("sign", "--key", key, "--batch", d / "c", "--scheme", "pss"), "is a symbolic link")
+    assert (d / "c.sig").is_symlink() and not (d / "target").exists()
+    (d / "e").write_bytes(b"e\n")
+    (d / "e.sig").mkdir()
+    one_line_error(run("sign", "--key", key, "--batch", d / "e", "--scheme", "pss"), "is a directory")
 
 
 def test_rsa_pss_restricted_keys_are_refused() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup, _parse_options, parse_int
+from .main import EXIT_CHECK_FAILED, INTEGER, MAX_OPTION_VALUE, ErrorExitGroup, _parse_options, parse_int
 
 
 class HwGroup(ErrorExitGroup):
@@ -59,7 +59,15 @@ def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     options = _parse_options(opts)
     for key, value in (("cycles", cycles), ("word_bits", word_bits), ("dsp_bits", dsp_bits)):
         if value is not None:
+            if key in options and options[key] != value:
+                flag = "--" + key.replace("_", "-")
+                raise ParameterError("opt", f"{key}={options[key]} contradicts {flag} {value}: give one")
             options[key] = value
+    for key, value in options.items():
+        # Sizes far past any design's range would only exhaust memory or time before the design refused them.
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_VALUE:
+            flag = f"--{key.replace('_', '-')}" if key in ("cycles", "word_bits", "dsp_bits") else f"--opt {key}"
+            raise ParameterError(key, f"{value} is far beyond any design ({flag} at most {MAX_OPTION_VALUE})")
     modulus = None
     if modulus_text is not None:
         if modulus_text.strip().lower() in ("vdf-alliance", "vdf_alliance"):

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_modulus
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -107,6 +107,10 @@ def counts(obj: dict[str, Any]) -> dict[str, Any]:
 
 # The bit-exact models are Python: wider than this, one command runs for minutes (and --bits 10^20 never ends).
 MAX_MODEL_BITS = 16384
+# The largest integer a --opt value may have (a width, a count): room above every model's own bounds.
+MAX_OPTION_VALUE = 4 * MAX_MODEL_BITS
+# One modmul's work: a 16384-bit modulus in 4-bit words is 2^24 products (each a Python operation).
+MAX_MODMUL_WORD_PRODUCTS = 1 << 24
 
 
 def check_model_bits(bits: int, param: str = "bits") -> int:
@@ -247,6 +251,8 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
             raise ParameterError("opt", f"expected KEY=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
         key = key.strip().replace("-", "_")
+        if not key.isidentifier():
+            raise ParameterError("opt", f"{key!r} is not an option name (KEY=VALUE, KEY a word such as word_bits)")
         if value.strip().lower() in ("true", "false"):
             # A switch: "False" as a string would be truthy, the opposite of what was asked.
             out[key] = value.strip().lower() == "true"
@@ -325,9 +331,15 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
     if modulus.bit_length() > MAX_MODEL_BITS:
         raise ParameterError("modulus", f"is {modulus.bit_length()} bits wide; the models take at most "
                                         f"{MAX_MODEL_BITS}")
+    modulus = require_modulus(modulus)
     a = parse_int(a_text, "a")
     b = parse_int(b_text, "b")
     options = _parse_options(opts)
+    for key, value in options.items():
+        # Sizes far past any model's range would only exhaust memory or time before a model refused them.
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_VALUE:
+            raise ParameterError("opt", f"{key}={value}: at most {MAX_OPTION_VALUE} in absolute value "
+                                        f"(the models take moduli of up to {MAX_MODEL_BITS} bits)")
     try:
         model = info.build(modulus, **options)
     except TypeError as exc:
@@ -338,6 +350,10 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
         known = ", ".join(info.options) or "none"
         raise ParameterError("opt", f"{m.group(1)!r} is not an option of {info.name}; its options: {known} "
                                     f"(docs/algorithms.md)") from None
+    products = model.cost().word_products
+    if products > MAX_MODMUL_WORD_PRODUCTS:
+        raise ParameterError("opt", f"this {info.name} takes {products} word products per operation; a model "
+                                    f"runs in Python, so modmul takes at most {MAX_MODMUL_WORD_PRODUCTS}")
     outcome = model.modmul(a, b)
     expected = a * b % modulus
     ok = outcome.result == expected

@@ -65,7 +65,10 @@ def _password(password_file: str | None) -> bytes | None:
     if password_file is None:
         return None
     # Its first line, without the line end (as `openssl -passin file:F` reads it).
-    return read_input(password_file, "key_password_file", 1 << 16).split(b"\n", 1)[0].rstrip(b"\r")
+    password = read_input(password_file, "key_password_file", 1 << 16).split(b"\n", 1)[0].rstrip(b"\r")
+    if not password:
+        raise ParameterError("key_password_file", f"{password_file!r} holds an empty password (its first line)")
+    return password
 
 
 def _private_key(key_path: str, password_file: str | None):
@@ -242,7 +245,7 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
 
     if batch is not None:
         _sign_batch(key, [batch, *more], out_dir, jobs, progress, scheme_name, hash_name, salt_length, backend,
-                    as_json, head)
+                    as_json, head, {"key": key_path, "key-password-file": password_file})
         return
 
     message = read_message(in_path, scheme_name, hash_name)
@@ -258,10 +261,10 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
 
 def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, progress: bool | None,
                 scheme: str, hash_name: str | None, salt_length, backend: str, as_json: bool,
-                head: dict[str, Any]) -> None:
+                head: dict[str, Any], protected: dict[str, str | None]) -> None:
     from ..rsa.batch import collect_inputs, default_jobs, plan, sign_batch
 
-    items = plan(collect_inputs(inputs), out_dir)
+    items = plan(collect_inputs(inputs), out_dir, protected)
     jobs = default_jobs() if jobs is None else jobs
     bar, update = _batch_progress(progress)
     start = time.perf_counter()

@@ -78,8 +78,14 @@ def collect_inputs(paths: Sequence[str | Path]) -> list[Path]:
     return out
 
 
-def plan(inputs: Sequence[Path], out_dir: str | Path | None = None) -> list[BatchItem]:
-    """Where each signature goes; two inputs may not share a target."""
+def plan(inputs: Sequence[Path], out_dir: str | Path | None = None,
+         protected: dict[str, str | Path | None] | None = None) -> list[BatchItem]:
+    """Where each signature goes, every target checked before any work: two inputs may not share one, a
+    target must be a regular file or new (not a link, a directory or a device) and none of the files the
+    command reads (``protected``: option name -> path, such as the key: ``k.sig`` as a key and ``k`` as an
+    input would otherwise replace the key with a signature)."""
+    from ..fileio import check_output_path, same_file
+
     if out_dir is not None:
         out_dir = Path(out_dir)
         if not out_dir.is_dir():
@@ -98,6 +104,11 @@ def plan(inputs: Sequence[Path], out_dir: str | Path | None = None) -> list[Batc
             # Signing it would rewrite another input before (or after) it is read: a.sig among the inputs.
             raise ParameterError("batch", f"{str(target)!r}, the signature of {str(source)!r}, is also an input; "
                                           f"leave the .sig files out")
+        check_output_path(target, "batch")
+        for name, path in (protected or {}).items():
+            if path is not None and same_file(target, path):
+                raise ParameterError("batch", f"{str(target)!r}, the signature of {str(source)!r}, is the file "
+                                              f"given as --{name}")
         targets[resolved] = source
         items.append(BatchItem(source, target))
     return items

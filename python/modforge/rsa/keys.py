@@ -254,6 +254,10 @@ def load_public_key(data: bytes) -> RSAPublicKey:
     _require(isinstance(data, (bytes, bytearray)) and len(data) > 0, "empty key data")
     data = bytes(data)
     pem = _is_pem(data)
+    if pem and b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in data:
+        # Its public half is encrypted too; a public operation should not need the password.
+        raise ParameterError("key", "an encrypted private key: give the public key instead (modforge rsa keygen "
+                                    "--public-out, or `openssl pkey -in KEY -pubout`)")
     if pem and b"PRIVATE KEY-----" in data:
         return load_private_key(data).public
     _reject_pss_restricted(data, pem)
