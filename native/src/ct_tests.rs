@@ -341,8 +341,9 @@ fn secret_work_leaves_no_stack_behind() {
     // Below the scrubbed area too, to see work that goes deeper.
     let words = (rsa::STACK_SCRUB_BYTES + 64 * 1024) / 8;
     // Offsets, in bytes below the test's stack pointer, of the scrubbed area's
-    // part that lies below the frame of `scrub_after` itself (the caller's).
-    let (top, bottom) = (2048usize, rsa::STACK_SCRUB_BYTES);
+    // part that lies below the frame of `scrub_after` itself (its return
+    // address, saved registers and the value it returns).
+    let (top, bottom) = (256usize, rsa::STACK_SCRUB_BYTES);
     let offset = |i: usize| 8 * (words - i);
     let mut rng = Rng(0x5C2B);
     let e = BigUint::from(65537u32);
@@ -386,5 +387,21 @@ fn secret_work_leaves_no_stack_behind() {
         let left: Vec<usize> =
             (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] != 0).map(offset).collect();
         assert!(left.is_empty(), "{bits}-bit halves: {} words not scrubbed, e.g. at -{:?}", left.len(), &left[..left.len().min(4)]);
+
+        // A panic after the work (unwinding through `scrub_after`) scrubs too.
+        // The unwinder's own frames run after the scrub and write below it, so
+        // the area is not all zeros then; but no word of the pattern survives
+        // (the scrub went over all of it, so over the work's frames too).
+        unsafe { paint_stack(words, PATTERN) };
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rsa::scrub_after(|| {
+                core::hint::black_box(work());
+                panic!("deliberate panic after the secret work (test)");
+            })
+        }));
+        unsafe { read_stack(&mut stack) };
+        assert!(caught.is_err());
+        let left = (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] == PATTERN).count();
+        assert_eq!(left, 0, "{bits}-bit halves: {left} words not scrubbed after a panic");
     }
 }

@@ -60,12 +60,22 @@ pub const STACK_SCRUB_BYTES: usize = if cfg!(debug_assertions) { 1024 * 1024 } e
 /// well under 1% of a 2048-bit private operation.
 #[inline(never)]
 pub fn scrub_after<T>(f: impl FnOnce() -> T) -> T {
-    let out = run_one_frame_down(f);
-    // Both calls start their frames at the same stack pointer, so the
-    // scrub's area lies over every frame `f` used (down to its size).
-    scrub_stack();
-    clear_vector_registers();
-    out
+    // The scrub runs when the guard is dropped: after `f` returns, and also
+    // when it panics (during unwinding).  Both calls start their frames at
+    // the same stack pointer, so the scrub's area lies over every frame `f`
+    // used (down to its size).
+    let _scrub = ScrubOnDrop;
+    run_one_frame_down(f)
+}
+
+struct ScrubOnDrop;
+
+impl Drop for ScrubOnDrop {
+    #[inline(always)]
+    fn drop(&mut self) {
+        scrub_stack();
+        clear_vector_registers();
+    }
 }
 
 #[inline(never)]

@@ -216,3 +216,23 @@ def test_a_reader_that_goes_away_is_not_an_error() -> None:
     proc.stdout.close()             # before the interpreter has even started: every write fails
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 141 and stderr == b"", stderr
+
+
+def test_only_a_broken_standard_output_counts_as_the_reader_going_away(tmp_path, monkeypatch) -> None:
+    """Another broken pipe (a helper process, stderr) is an error like any other, not a quiet exit."""
+    import os
+    import sys
+
+    from modforge.cli.main import _stdout_is_broken
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        assert not _stdout_is_broken()               # a reader is there
+        os.close(read_end)
+        assert _stdout_is_broken()                   # gone
+        monkeypatch.undo()
+    with open(tmp_path / "f", "w") as out:
+        monkeypatch.setattr(sys, "stdout", out)
+        assert not _stdout_is_broken()               # a file never is
+        monkeypatch.undo()

@@ -35,6 +35,7 @@ def test_create_refuses_to_replace_a_puzzle_or_trapdoor_without_force(tmp_path) 
     res = run("create", "--bits", 256, "--t", 50, "--message", "two", "--out", out, "--keep-trapdoor", trap,
               "--force")
     assert res.exit_code == 0 and out.read_bytes() != before[0] and trap.read_bytes() != before[1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "p.trap"]      # no second name left
     res = run("solve", out, "--trapdoor", trap, "--json")
     assert json.loads(res.stdout)["message"] == "two"
 
@@ -100,13 +101,15 @@ def test_no_trapdoor_is_left_behind_when_the_puzzle_cannot_be_written(tmp_path, 
     assert list(tmp_path.iterdir()) == []
 
 
-def test_force_keeps_the_old_trapdoor_when_the_new_puzzle_cannot_be_written(tmp_path, monkeypatch) -> None:
-    """A failed --force replaces nothing: the old trapdoor still opens the old puzzle."""
+@pytest.mark.parametrize("how", ["stage", "commit"])
+def test_force_keeps_the_old_trapdoor_when_the_new_puzzle_cannot_be_written(tmp_path, monkeypatch, how) -> None:
+    """A failed --force replaces nothing: the old trapdoor still opens the old puzzle (a failure while
+    staging replaces nothing; one when the puzzle is put in place puts the old trapdoor back)."""
     out, trap = tmp_path / "p.json", tmp_path / "p.trap"
     assert run("create", "--bits", 256, "--t", 50, "--message", "old", "--out", out, "--keep-trapdoor", trap,
                ).exit_code == 0
     before = out.read_bytes(), trap.read_bytes()
-    _puzzle_write_fails(monkeypatch, "stage")
+    _puzzle_write_fails(monkeypatch, how)
     res = run("create", "--bits", 256, "--t", 50, "--message", "new", "--out", out, "--keep-trapdoor", trap,
               "--force")
     one_line_error(res, f"{str(out)!r}: No space left on device")
@@ -311,3 +314,18 @@ def test_the_api_refuses_durations_and_intervals_that_are_not_positive_finite(tm
         solve(made.puzzle, checkpoint_dir=ck, interval=bad, restart=True)
     assert sorted(p.name for p in ck.iterdir()) == before          # refused before anything was moved aside
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_solve_started_through_a_link_by_an_older_version_goes_on(tmp_path) -> None:
+    """Older versions named the directory after the link (beside the real file): it is still used."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    made, _, _ = make_puzzle(tmp_path / "a", bits=256, t=3000)
+    link = tmp_path / "b" / "l.json"
+    link.symlink_to(made.path)
+    legacy = tmp_path / "a" / "l.json.checkpoints"
+    res = run("solve", made.path, "--checkpoint-dir", legacy, "--stop-after", 1000, "--json")
+    assert res.exit_code == 0, res.output
+    res = run("solve", link, "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["start_step"] == hex(1000)
+    assert json.loads(res.stdout)["checkpoint_dir"] == str(legacy)

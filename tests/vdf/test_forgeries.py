@@ -395,3 +395,14 @@ def test_the_api_refuses_bad_worker_counts(honest, workers) -> None:
     g = honest[0].group
     with pytest.raises(ParameterError, match="workers"):
         run(g, g.hash_to_group(b"w"), 100, "wesolowski", workers=workers)
+
+
+def test_fixed_width_integers_are_refused_not_half_used(honest) -> None:
+    """numpy's integers have __index__ but wrap silently and lack int's methods: a proof carrying one is
+    rejected with a reason (never an AttributeError from deep inside)."""
+    import dataclasses
+
+    np = pytest.importorskip("numpy")
+    w = honest[1]["wesolowski"]
+    rejected(dataclasses.replace(w, x=np.int64(w.x % (1 << 62))), "x is not an integer (int64)")
+    rejected(dataclasses.replace(w, t=np.int64(T)), "t: must be an integer, got int64")

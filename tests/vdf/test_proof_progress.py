@@ -421,3 +421,30 @@ def test_read_json_takes_standard_input_only_where_asked(tmp_path, monkeypatch) 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ParameterError, match="cannot read -"):
         read_checkpoints("-")
+
+
+def test_a_plan_with_kappa_above_t_resumes_its_walk(statement, monkeypatch, tmp_path) -> None:
+    """kappa > t is the plan with kappa = t (one checkpoint): its walk saves and resumes like any other
+    (counted from kappa, its saved edges were once taken for damage and the proof started over)."""
+    g, ring, _, _, _ = statement
+    t, kappa, width = 300, 10 ** 6, 70
+    monkeypatch.setattr(wes, "MIN_RANGE_BITS", 1)
+    monkeypatch.setattr(wes, "DIGIT_BUDGET_BITS", width)
+    x = g.hash_to_group(b"kappa above t")
+    ev = evaluate(g, x, t, ring, wesolowski=WesolowskiPlan(t, kappa, 4))
+    l = challenge_prime(g, x, ev.y, t)
+    pi = g.canon(pow(x, (1 << t) // l, g.modulus))
+    path = tmp_path / "progress.json"
+
+    class StopAfterOne(ProofProgress):
+        def save(self, *args) -> None:
+            super().save(*args)
+            raise Stop
+
+    with pytest.raises(Stop):
+        _prove(ev, ring, StopAfterOne(path, "test-key", g.modulus, interval=0))
+    saved = json.loads(path.read_text())
+    assert saved["kappa"] == t and 0 < saved["next_bit"] < t
+    again, notes = _progress(path, g)
+    assert _prove(ev, ring, again) == pi
+    assert again.resumed_at == saved["next_bit"] and not list(tmp_path.glob("*.corrupt")), notes

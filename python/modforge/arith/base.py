@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field
+
+import gmpy2
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -33,17 +35,20 @@ class ParameterError(ValueError):
         self.problem = problem
 
 
+_MPZ = type(gmpy2.mpz(0))
+
+
 def exact_int(value: Any) -> int | None:
-    """``value`` as a Python int when it is an exact integer (an int, or a type with ``__index__`` such as
-    ``gmpy2.mpz``), else None.  bool is not a number here, and floats have no ``__index__``."""
+    """``value`` as a Python int when it is an int or a ``gmpy2.mpz`` (what this field's code hands
+    around), else None.  bool is not a number here.  Other types with ``__index__`` (numpy's fixed-width
+    integers) are refused: they wrap silently (``1 << np.int64(64)`` is 0) and lack ``int``'s methods."""
     if isinstance(value, bool):
         return None
     if type(value) is int:
         return value
-    try:
+    if isinstance(value, (int, _MPZ)):
         return operator.index(value)
-    except TypeError:
-        return None
+    return None
 
 
 def require_int(name: str, value: Any) -> int:

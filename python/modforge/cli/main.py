@@ -146,6 +146,23 @@ LAZY_SUBCOMMANDS = {
 }
 
 
+def _stdout_is_broken() -> bool:
+    """Whether standard output is a pipe whose reader has gone (poll reports an error on it).  Without a
+    descriptor to ask (an in-process runner), a broken pipe can only have been ours: True."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError, AttributeError):
+        return True
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):        # no poll() here: assume it was stdout
+        return True
+
+
 class ErrorExitGroup(click.Group):
     """A command group that turns known exceptions into one stderr line and an exit code.
 
@@ -182,12 +199,19 @@ class ErrorExitGroup(click.Group):
             # The subcommand whose arguments failed to parse (click sets no context for some such errors).
             where = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
             raise self._usage_error(exc, where) from None
-        except BrokenPipeError:
+        except BrokenPipeError as exc:
+            if not _stdout_is_broken():
+                # Another pipe (a helper process, stderr): a failure like any other OSError.
+                click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)
+                ctx.exit(EXIT_BAD_INPUT)
             # The reader of our output went away (`| head`): nothing is wrong and nobody is listening.
             # stdout goes to /dev/null so that the interpreter's final flush does not complain either.
             try:
                 devnull = os.open(os.devnull, os.O_WRONLY)
-                os.dup2(devnull, sys.stdout.fileno())
+                try:
+                    os.dup2(devnull, sys.stdout.fileno())
+                finally:
+                    os.close(devnull)
             except (OSError, ValueError):
                 pass
             ctx.exit(EXIT_BROKEN_PIPE)

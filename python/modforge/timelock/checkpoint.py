@@ -63,7 +63,12 @@ def default_checkpoint_dir(puzzle_path: Path | None) -> Path:
     if puzzle_path is not None:
         real = puzzle_path.resolve()
         if os.access(real.parent, os.W_OK):
-            return real.parent / f"{real.name}.checkpoints"
+            here = real.parent / f"{real.name}.checkpoints"
+            # Before 2026-11-22 a link's own name was used: a solve started that way goes on where it is.
+            legacy = real.parent / f"{puzzle_path.name}.checkpoints"
+            if legacy != here and legacy.is_dir() and not here.exists():
+                return legacy
+            return here
     return cache_dir()
 
 

@@ -63,6 +63,31 @@ def calibrate(n: int, backend: str = "auto", seconds: float = 0.5) -> dict[str, 
             "ns_per_squaring": round(1e9 / rate, 1), "sample_squarings": k, "sample_seconds": round(s, 4)}
 
 
+def _second_name(path: Path) -> Path | None:
+    """A hard link to ``path`` under a hidden name beside it, or None where links are not possible (the
+    replacement then goes ahead without a way back, as a plain rename would)."""
+    for _ in range(100):
+        candidate = path.with_name(f".{path.name}.previous-{secrets.token_hex(4)}")
+        try:
+            os.link(path, candidate)
+            return candidate
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+    return None
+
+
+def _restore(previous: Path | None, path: Path) -> None:
+    """Put the file kept by :func:`_second_name` back in place (best effort: it stays under its second name
+    if that fails, so nothing is lost)."""
+    if previous is not None:
+        try:
+            os.replace(previous, path)
+        except OSError:
+            pass
+
+
 @dataclass
 class Created:
     puzzle: PuzzleFile
@@ -144,13 +169,17 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
             discard_staged(staged_trapdoor)
         raise
     trapdoor_new = False
+    previous = None         # a second name for a trapdoor --force replaces, until its puzzle is replaced too
     try:
         if staged_trapdoor is not None:
             trapdoor_new = not trapdoor_path.exists()
+            if not trapdoor_new:
+                previous = _second_name(trapdoor_path)
             # Without overwrite, a file that appeared since the check is not replaced either.
             commit_staged(staged_trapdoor, trapdoor_path, exclusive=not overwrite)
     except BaseException:
         discard_staged(staged_puzzle)
+        _restore(previous, trapdoor_path)
         raise
     try:
         commit_staged(staged_puzzle, out, exclusive=not overwrite)
@@ -160,7 +189,12 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
                 trapdoor_path.unlink()
             except OSError:
                 pass
+        # The old puzzle is still there: so is its trapdoor again (a kill -9 here leaves it under the
+        # second name, ".NAME.previous-*", beside the new one).
+        _restore(previous, trapdoor_path)
         raise
+    if previous is not None:
+        discard_staged(previous)
     puzzle = PuzzleFile(header=puzzle.header, ciphertext=puzzle.ciphertext, path=out)
     return Created(puzzle=puzzle, path=out, trapdoor_path=trapdoor_path,
                    estimated_seconds=t / cal["squarings_per_second"], calibration=cal,

@@ -149,7 +149,7 @@ class Group:
         problem = self.element_problem(x, square=square)
         if problem is not None:
             raise Reject(f"{name} {problem}")
-        return x
+        return exact_int(x)
 
     def require(self, name: str, x: int, *, square: bool = False) -> int:
         """As :meth:`check` for caller-supplied inputs: ParameterError (exit 2 at the command line)."""

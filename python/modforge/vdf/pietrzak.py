@@ -91,13 +91,12 @@ def verify(group: Group, ring: ModRing, x: int, t: int, y: int, mus: list[int]) 
     problem = t_problem(t)
     if problem is not None:
         raise Reject(problem)
-    group.check("x", x)
-    group.check("y", y, square=True)
+    x = group.check("x", x)
+    y = group.check("y", y, square=True)
     lengths = pietrzak_lengths(t)
     if len(mus) != len(lengths):
         raise Reject(f"proof.mu has {len(mus)} midpoints; t = {t} needs exactly {len(lengths)}")
-    for i, mu in enumerate(mus):
-        group.check(f"mu[{i}]", mu, square=True)
+    mus = [group.check(f"mu[{i}]", mu, square=True) for i, mu in enumerate(mus)]
     xi, yi = x, y
     for i, (T, mu) in enumerate(zip(lengths, mus)):
         if T % 2:

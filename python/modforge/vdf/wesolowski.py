@@ -161,13 +161,13 @@ def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int
     from the state ``progress`` saved, if any, and saving it after each range."""
     plan = evaluation.wesolowski
     assert plan is not None
-    t, kappa, count, ring = evaluation.t, plan.kappa, plan.checkpoints, pool.ring
+    # A plan may set kappa above t: one checkpoint (x), whose block is all of q < 2^t. That is the plan
+    # with kappa = t, and walked as such: from kappa the walk would step through (kappa - t) / width empty
+    # ranges (~2^54 for a kappa near 2^64), and the saved progress and its report count from kappa = t.
+    t, kappa, count, ring = evaluation.t, min(plan.kappa, evaluation.t), plan.checkpoints, pool.ring
     window = min(width, best_window(t, kappa, pool.parts, cost))
     saved = progress.load(l, kappa, count, width) if progress is not None else None
-    # No block has a bit at or above t (q < 2^t): with kappa > t (a plan may say so) the walk starts at t,
-    # not at kappa; from kappa it would step through (kappa - t) / width empty ranges, ~2^54 of them for
-    # a kappa near 2^64.
-    b, acc = saved if saved is not None else (min(kappa, t), 1)
+    b, acc = saved if saved is not None else (kappa, 1)
     for shift, digits in quotient_ranges(t, kappa, l, count, width, top=b):
         b -= shift                                  # this range is [b, b + shift)
         live = [c for c in range(count) if digits[c]]
@@ -198,9 +198,9 @@ def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int
 
 def verify(group: Group, ring: ModRing, x: int, t: int, y: int, pi: int) -> None:
     """Raise Reject unless ``pi`` proves ``|x^(2^t)| = y`` in ``QR+_N``."""
-    group.check("x", x)
-    group.check("y", y, square=True)
-    group.check("pi", pi)
+    x = group.check("x", x)
+    y = group.check("y", y, square=True)
+    pi = group.check("pi", pi)
     l = challenge_prime(group, x, y, t, TYPE)
     r = pow(2, t, l)
     if group.canon(ring.mul(ring.pow(pi, l), ring.pow(x, r))) != y:
