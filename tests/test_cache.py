@@ -28,6 +28,8 @@ T = 6_001
 @pytest.fixture
 def cache_home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # The hardware builds' own setting (in a source checkout they default to .cache/modforge-hw in-tree).
+    monkeypatch.setenv("MODFORGE_HW_CACHE", str(tmp_path / "cache" / "modforge" / "hw"))
     return tmp_path / "cache" / "modforge"
 
 
@@ -122,22 +124,43 @@ def test_clean_removes_what_is_older_and_the_runs_start_over_right(stopped_runs,
     assert f"removed      vdf/vdf-prove-{'ab' * 8} (1 file, " in res.output, res.output    # not the lock it took
 
 
+def test_only_the_files_runs_write_are_items_in_the_cache_areas_too(stopped_runs, cache_home) -> None:
+    """A file someone put in an area, or a directory, is neither listed nor removed (like --dir)."""
+    from modforge.engine.tuning import cache_path, this_machine
+
+    tuning = cache_path(this_machine())
+    tuning.parent.mkdir(parents=True, exist_ok=True)
+    tuning.write_text("{}")
+    foreign = [cache_home / "timelock" / "NOTES.txt", cache_home / "vdf" / "keep.me",
+               cache_home / "tuning" / "mine.json", cache_home / "timelock" / "timelock-results.csv"]
+    for path in foreign:
+        path.write_text("mine")
+    (cache_home / "vdf" / "subdir").mkdir()
+    listed = {f"{i.area}/{i.name}" for i in scan(areas=CLEANABLE_AREAS)}
+    assert not {"timelock/NOTES.txt", "vdf/keep.me", "tuning/mine.json", "vdf/subdir"} & listed, listed
+    assert f"tuning/{tuning.name}" in listed
+    res = CliRunner().invoke(cli, ["cache", "clean", "all"])
+    assert res.exit_code == 0, res.output
+    assert all(path.read_text() == "mine" for path in foreign) and (cache_home / "vdf" / "subdir").is_dir()
+    assert not tuning.exists() and scan(areas=CLEANABLE_AREAS) == []
+
+
 def test_a_file_that_cannot_be_removed_is_reported_and_the_rest_goes(stopped_runs, monkeypatch) -> None:
     tuning = user_cache_dir("tuning")
     tuning.mkdir(parents=True)
-    (tuning / "machine-0123.json").write_text("{}")
+    (tuning / "machine-0123456789abcdef.json").write_text("{}")
     real_unlink = Path.unlink
 
     def refuse(self, *a, **k):
-        if self.name == "machine-0123.json":
+        if self.name == "machine-0123456789abcdef.json":
             raise PermissionError(13, "Permission denied")
         return real_unlink(self, *a, **k)
 
     monkeypatch.setattr(Path, "unlink", refuse)
     res = CliRunner().invoke(cli, ["cache", "clean", "tuning", "timelock"])
     assert res.exit_code == 1
-    assert "modforge: cannot remove tuning/machine-0123.json: Permission denied" in res.stderr
-    assert [f"{i.area}/{i.name}" for i in scan(areas=("tuning", "timelock"))] == ["tuning/machine-0123.json"]
+    assert "modforge: cannot remove tuning/machine-0123456789abcdef.json: Permission denied" in res.stderr
+    assert [f"{i.area}/{i.name}" for i in scan(areas=("tuning", "timelock"))] == ["tuning/machine-0123456789abcdef.json"]
 
 
 def test_an_area_that_cannot_be_read_is_reported_and_the_others_are_cleaned(stopped_runs, monkeypatch) -> None:
@@ -357,3 +380,11 @@ def test_lock_names_are_the_writers(tmp_path) -> None:
     assert Item("dir", "timelock-" + "1" * 16, [tmp_path / "x"]).lock_path.name == "timelock-" + "1" * 16 + "-lock"
     assert Item("dir", "vdf-prove-" + "2" * 16, [tmp_path / "x"]).lock_path.name == "vdf-prove-" + "2" * 16 + ".lock"
     assert Item("tuning", "machine-ab.json", [tmp_path / "machine-ab.json"]).lock_path is None
+
+
+def test_hardware_builds_are_listed_where_the_hardware_flow_keeps_them(cache_home, tmp_path, monkeypatch) -> None:
+    elsewhere = tmp_path / "hw-builds"
+    (elsewhere / "ozturk-64-0123").mkdir(parents=True)
+    (elsewhere / "ozturk-64-0123" / "design.v").write_text("// generated\n")
+    monkeypatch.setenv("MODFORGE_HW_CACHE", str(elsewhere))
+    assert [f"{i.area}/{i.name}" for i in scan(areas=("hw",))] == ["hw/ozturk-64-0123"]

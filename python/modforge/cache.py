@@ -45,6 +45,8 @@ _STATE_FILE = re.compile(
     r"(?:-\d{20}\.json(?:\.corrupt)?(?:\.discarded)?|-lock|\.lock|\.plan\.json|\.values"
     r"|\.proof\.json(?:\.corrupt)?|\.json(?:\.corrupt)?)"
     r"(?(temp)" + re.escape(TEMP_MARK) + r".+|)$")
+# The measured backend ranking (engine.tuning.cache_path), and its temporaries.
+_TUNING_FILE = re.compile(r"^(?P<temp>\.)?machine-[0-9a-f]{16}\.json(?(temp)" + re.escape(TEMP_MARK) + r".+|)$")
 _STEM = re.compile(r"^(timelock|vdf-eval|vdf-prove)-[0-9a-f]{16}$")
 _CHECKPOINT = re.compile(r"-\d{20}\.json(\.corrupt)?$")
 _DETAIL_FILE_LIMIT = 1 << 20
@@ -221,9 +223,12 @@ def _group(area: str, directory: Path, holders: set[int] | None, only: str | Non
     entries = sorted(directory.iterdir())
     aliases = _session_aliases(entries) if area in ("vdf", DIR_AREA) else {}
     items: dict[str, Item] = {}
+    ours = _TUNING_FILE if area == "tuning" else _STATE_FILE if area in STATE_AREAS + (DIR_AREA,) else None
     for entry in entries:
-        if area == DIR_AREA and not _STATE_FILE.match(entry.name):
-            continue                # a directory of the user's: only the runs' own files are ours
+        if ours is not None and not (ours.match(entry.name) and not entry.is_dir()):
+            # Only the files the runs (or the tuning) write are items, here as in a directory of the user's:
+            # anything else someone put there, or a directory, is neither listed nor ever removed.
+            continue
         name = _item_name(entry, aliases)
         if only is not None and name != only:
             continue
@@ -246,12 +251,18 @@ def scan(root: Path | None = None, areas: tuple[str, ...] = AREAS,
          errors: list[tuple[str, str]] | None = None) -> list[Item]:
     """Every item of ``areas`` under ``root`` (default :func:`cache_root`).  An area that cannot be read is
     reported in ``errors`` as (area, reason) and skipped; a missing one is empty."""
+    default = root is None
     root = cache_root() if root is None else root
     holders = _flock_holders()
     items: list[Item] = []
     for area in areas:
+        directory = root / area
+        if area == "hw" and default:
+            from .hw.paths import cache_root as hw_cache_root
+
+            directory = hw_cache_root()         # $MODFORGE_HW_CACHE, or .cache/modforge-hw in a checkout
         try:
-            items.extend(_group(area, root / area, holders))
+            items.extend(_group(area, directory, holders))
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as exc:

@@ -95,6 +95,10 @@ def test_modmul_human_output_shows_digits_and_cost() -> None:
     (("modmul", "--algo", "ozturk", "--bits", "64", "--opt", "=3", "3", "5"), "opt: '' is not an option name"),
     (("modmul", "--algo", "montgomery", "--bits", "64", "--opt", "x.y=3", "3", "5"), "opt: 'x.y' is not an option"),
     (("modmul", "--algo", "schoolbook", "--modulus", "0", "1", "1"), "modulus: must be at least 3, got 0"),
+    # demo: refused before its banner and key generation (it ran, then exited 1 as if a check had failed).
+    (("demo", "--duration", "0"), "duration: must be positive"),
+    (("demo", "--bits", "0"), "bits: must be between 256 and 16384"),
+    (("demo", "--models", "--bits", "5"), "bits: does not go with --models"),
 ])
 def test_bad_input_exits_2_with_one_line(args, message) -> None:
     res = CliRunner().invoke(cli, list(args))
@@ -206,13 +210,14 @@ def test_every_number_option_takes_hex_and_every_seconds_option_refuses_nan() ->
     assert run("algos", "--bits", "0x400", "--json").stdout == run("algos", "--bits", "1024", "--json").stdout
 
 
-def test_a_reader_that_goes_away_is_not_an_error() -> None:
+@pytest.mark.parametrize("args", [("timelock", "info", "lcs35-toy"), ("algos",)])     # click's echo; rich's console
+def test_a_reader_that_goes_away_is_not_an_error(args) -> None:
     """`modforge ... | head -1`: exit 141 (as for SIGPIPE) and nothing on stderr."""
     import subprocess
     import sys
 
     proc = subprocess.Popen([sys.executable, "-c", "from modforge.cli.main import cli; cli(prog_name='modforge')",
-                             "timelock", "info", "lcs35-toy"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()             # before the interpreter has even started: every write fails
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 141 and stderr == b"", stderr

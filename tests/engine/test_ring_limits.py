@@ -35,6 +35,19 @@ def test_multiexp_exponents_are_checked_on_every_backend(backend: str, bad, kind
         ModRing(N, backend).multiexp([2], [bad])
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multiexp_arguments_and_threads_are_checked_alike_everywhere(backend: str) -> None:
+    ring = ModRing(N, backend)
+    for bases, exponents, name in ((None, [1], "bases"), ((b for b in [2]), [1], "bases"), ([2], 5, "exponents"),
+                                   ("23", [1, 1], "bases")):
+        with pytest.raises(ParameterError, match=f"{name}: must be a list of integers"):
+            ring.multiexp(bases, exponents)
+    for threads in (0, 257, 1 << 200):
+        with pytest.raises(ParameterError, match="threads: must be between 1 and 256"):
+            ring.multiexp([2], [3], threads=threads)
+    assert ring.multiexp((2, 3), (5, 1), threads=256) == 96
+
+
 @pytest.mark.parametrize("k", [0, 1, SQR_CHUNK - 1, SQR_CHUNK, 2 * SQR_CHUNK + 5])
 def test_gmp_sqr_n_in_chunks_is_exact(k: int) -> None:
     for x in (0, 1, 3, N - 1):

@@ -199,6 +199,12 @@ class ErrorExitGroup(click.Group):
             # The subcommand whose arguments failed to parse (click sets no context for some such errors).
             where = f"{ctx.command_path} {ctx.invoked_subcommand}" if ctx.invoked_subcommand else ctx.command_path
             raise self._usage_error(exc, where) from None
+        except SystemExit as exc:
+            # rich's consoles end the process with status 1 when their reader goes away (after pointing
+            # stdout at /dev/null): the same event as below, so the same exit status.
+            if isinstance(exc.__context__, BrokenPipeError) and exc.code == 1:
+                ctx.exit(EXIT_BROKEN_PIPE)
+            raise
         except BrokenPipeError as exc:
             if not _stdout_is_broken():
                 # Another pipe (a helper process, stderr): a failure like any other OSError.
@@ -430,7 +436,20 @@ def demo(models: bool, duration: str, bits: int) -> None:
     """The main job on built-in defaults: create, solve, prove and verify a puzzle; our speed next to GMP's."""
     from .demo import run_main_job, run_model_tour
 
-    sys.exit(run_model_tour() if models else run_main_job(duration, bits))
+    if models:
+        given = [f"--{name}" for name in ("duration", "bits")
+                 if click.get_current_context().get_parameter_source(name) != click.core.ParameterSource.DEFAULT]
+        if given:
+            raise ParameterError(given[0].lstrip("-"), "does not go with --models (the tour has fixed sizes)")
+        sys.exit(run_model_tour())
+    # Checked here, before the banner and the puzzle's key: bad values are bad input (2), not a failed run.
+    from ..timelock.create import MAX_BITS, MIN_BITS
+    from ..timelock.durations import parse_duration
+
+    parse_duration(duration)
+    if not MIN_BITS <= bits <= MAX_BITS:
+        raise ParameterError("bits", f"must be between {MIN_BITS} and {MAX_BITS}, got {bits}")
+    sys.exit(run_main_job(duration, bits))
 
 
 def main() -> None:

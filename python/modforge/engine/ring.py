@@ -7,7 +7,8 @@ from . import backends
 
 
 MAX_K = 1 << 64            # squarings per sqr_n call, on every backend (the native ones count in a u64)
-MAX_TRACE = 1 << 24        # values per sqr_n_trace call, on every backend (memory)
+MAX_TRACE = 1 << 24
+MAX_THREADS = 256          # multiexp's threads, on every backend (the native code's own bound)        # values per sqr_n_trace call, on every backend (memory)
 
 
 def _ints(values) -> list:
@@ -91,11 +92,15 @@ class ModRing:
         ``threads > 1`` lets the native code split the exponent bits among that many threads (ignored
         elsewhere).  Not constant-time (VDF proofs work on public values).
         """
+        for name, values in (("bases", bases), ("exponents", exponents)):
+            if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not hasattr(values, "__iter__"):
+                raise ParameterError(name, f"must be a list of integers, got {type(values).__name__}")
         if len(bases) != len(exponents):
             raise ParameterError("exponents", f"{len(exponents)} exponents for {len(bases)} bases")
         threads = require_int("threads", threads)
-        if threads < 1:
-            raise ParameterError("threads", f"must be at least 1, got {threads}")
+        if not 1 <= threads <= MAX_THREADS:
+            # The native limit, on every backend alike.
+            raise ParameterError("threads", f"must be between 1 and {MAX_THREADS}, got {threads}")
         native = getattr(self._impl, "multiexp", None)
         if native is not None:
             # The native code checks every base and exponent itself (ParameterError "bases" / "exponents");

@@ -19,7 +19,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -36,6 +35,7 @@ from . import harness as harness_mod
 from . import verilator as vl
 from .common import GENERATOR, HW_VERSION, digest, params_dict
 from .errors import HardwareError
+from .paths import cache_root
 from .registry import ARCHITECTURES, arch_info
 
 HEADER_PREFIX = "DO NOT EDIT"
@@ -156,16 +156,6 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
 
 
 # ---------------------------------------------------------------------------------------- cache
-def cache_root() -> Path:
-    env = os.environ.get("MODFORGE_HW_CACHE")
-    if env:
-        return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "pyproject.toml").exists() and (parent / "python" / "modforge").is_dir():
-            return parent / ".cache" / "modforge-hw"
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "modforge" / "hw"
 
 
 # The generator files whose text decides the RTL, the harness or how they are built.
