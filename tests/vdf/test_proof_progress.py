@@ -60,6 +60,19 @@ def _progress(path, g, **kw) -> tuple[ProofProgress, list[tuple[str, str]]]:
                          notify=lambda kind, text: notes.append((kind, text)), **kw), notes
 
 
+class StoppingProgress(ProofProgress):
+    """Progress that stands for Ctrl-C or kill -9 right after its ``stop_after``-th save."""
+
+    def __init__(self, path, g, stop_after: int = 1) -> None:
+        super().__init__(path, "test-key", g.modulus, interval=0)
+        self.stop_after = stop_after
+
+    def save(self, *args) -> None:
+        super().save(*args)
+        if self.saves == self.stop_after:
+            raise Stop
+
+
 def _prove(ev, ring, progress) -> int:
     with ProofPool(ring) as pool:
         return wes.prove(ev, pool, CostModel(), progress=progress)
@@ -80,15 +93,8 @@ def test_a_stopped_proof_goes_on_from_its_last_save_and_gives_the_same_pi(statem
     g, ring, ev, l, pi = statement
     path = tmp_path / "progress.json"
 
-    class StopAfter(ProofProgress):
-        def save(self, *args) -> None:
-            super().save(*args)
-            if self.saves == stops_after:
-                raise Stop
-
-    first = StopAfter(path, "test-key", g.modulus, interval=0)
     with pytest.raises(Stop):
-        _prove(ev, ring, first)
+        _prove(ev, ring, StoppingProgress(path, g, stops_after))
     saved = json.loads(path.read_text())
     assert saved["next_bit"] == EDGES[stops_after - 1]
 
@@ -119,13 +125,8 @@ def _saved_doc(statement, tmp_path) -> dict:
     g, ring, ev, l, pi = statement
     path = tmp_path / "progress.json"
 
-    class StopFirst(ProofProgress):
-        def save(self, *args) -> None:
-            super().save(*args)
-            raise Stop
-
     with pytest.raises(Stop):
-        _prove(ev, ring, StopFirst(path, "test-key", g.modulus, interval=0))
+        _prove(ev, ring, StoppingProgress(path, g))
     return json.loads(path.read_text())
 
 
@@ -436,13 +437,8 @@ def test_a_plan_with_kappa_above_t_resumes_its_walk(statement, monkeypatch, tmp_
     pi = g.canon(pow(x, (1 << t) // l, g.modulus))
     path = tmp_path / "progress.json"
 
-    class StopAfterOne(ProofProgress):
-        def save(self, *args) -> None:
-            super().save(*args)
-            raise Stop
-
     with pytest.raises(Stop):
-        _prove(ev, ring, StopAfterOne(path, "test-key", g.modulus, interval=0))
+        _prove(ev, ring, StoppingProgress(path, g))
     saved = json.loads(path.read_text())
     assert saved["kappa"] == t and 0 < saved["next_bit"] < t
     again, notes = _progress(path, g)

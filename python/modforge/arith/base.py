@@ -19,11 +19,12 @@ name of the offending parameter so a user (and a test) can tell which one.
 
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 import gmpy2
-from typing import Any, Protocol, runtime_checkable
 
 
 class ParameterError(ValueError):
@@ -57,6 +58,13 @@ def require_int(name: str, value: Any) -> int:
     if out is None:
         raise ParameterError(name, f"must be an integer, got {type(value).__name__}")
     return out
+
+
+def require_seconds(name: str, value: Any) -> float:
+    """A positive, finite number of seconds (a duration, an interval): nan, inf, bool and <= 0 refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise ParameterError(name, f"must be a positive number of seconds, got {value!r}")
+    return float(value)
 
 
 def require_bool(name: str, value: Any) -> bool:

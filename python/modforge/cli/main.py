@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import sys
@@ -19,7 +18,7 @@ from typing import Any
 
 import click
 
-from ..arith.base import ParameterError, require_modulus
+from ..arith.base import ParameterError, require_modulus, require_seconds
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -63,9 +62,10 @@ class _Seconds(click.ParamType):
             seconds = float(value)
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not (math.isfinite(seconds) and seconds > 0):
-            self.fail(f"{value!r} is not a positive, finite number of seconds", param, ctx)
-        return seconds
+        try:
+            return require_seconds("seconds", seconds)
+        except ParameterError as exc:
+            self.fail(exc.problem, param, ctx)
 
 
 INTEGER = _Integer()

@@ -7,19 +7,13 @@ from . import backends
 
 
 MAX_K = 1 << 64            # squarings per sqr_n call, on every backend (the native ones count in a u64)
-MAX_TRACE = 1 << 24
-MAX_THREADS = 256          # multiexp's threads, on every backend (the native code's own bound)        # values per sqr_n_trace call, on every backend (memory)
+MAX_TRACE = 1 << 24        # values per sqr_n_trace call, on every backend (memory)
+MAX_THREADS = 256          # multiexp's threads, on every backend (the native code's own bound)
 
 
 def _ints(values) -> list:
-    """``values`` as a list, exact integers of other types (``gmpy2.mpz``) as Python ints; anything else is
-    left for the checks to name."""
-    out = []
-    for v in values:
-        if type(v) is not int:
-            v = exact_int(v) if exact_int(v) is not None else v
-        out.append(v)
-    return out
+    """``values`` as a list, ``gmpy2.mpz`` as Python ints; anything else is left for the checks to name."""
+    return [v if type(v) is int or exact_int(v) is None else exact_int(v) for v in values]
 
 
 class ModRing:

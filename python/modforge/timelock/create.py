@@ -10,7 +10,6 @@ computed) unless the caller asks for a trapdoor file.
 from __future__ import annotations
 
 import json
-import math
 import os
 import secrets
 import time
@@ -21,7 +20,7 @@ from typing import Any
 
 import gmpy2
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_seconds
 from ..engine.tuning import cpu_name
 from ..fileio import check_output_path, commit_staged, discard_staged, stage_file
 from .puzzle import MAX_PAYLOAD, MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
@@ -112,8 +111,8 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
         raise ParameterError("duration", "give exactly one of a duration or t")
     if t is not None and not 1 <= t <= MAX_T:
         raise ParameterError("t", f"must be between 1 and 2^64, got {t if t.bit_length() <= 80 else hex(t)[:20] + '...'}")
-    if duration is not None and not (math.isfinite(duration) and duration > 0):
-        raise ParameterError("duration", f"must be a positive number of seconds, got {duration}")
+    if duration is not None:
+        duration = require_seconds("duration", duration)
     if len(payload) > MAX_PAYLOAD:
         raise ParameterError("message", f"payload is {len(payload)} bytes; at most {MAX_PAYLOAD} are supported")
     out = check_output_path(out, "out", overwrite)

@@ -21,7 +21,6 @@ values its proofs need, :mod:`modforge.vdf.resume`).
 
 from __future__ import annotations
 
-import math
 import os
 import signal
 import threading
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..arith.base import ParameterError
+from ..arith.base import ParameterError, require_seconds
 from .check import CHECK_NAME, Fault, measure_mul_cost, measure_rate, open_ring, plan_segment, run_segment
 from .checkpoint import Checkpoint, CheckpointStore, default_checkpoint_dir
 from .progress import Reporter
@@ -167,8 +166,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
     corrupted, repeated error-check failures) and :class:`~.puzzle.AuthenticationError` when ``w``
     does not open the ciphertext; :class:`SolveInterrupted` after Ctrl-C/SIGTERM.
     """
-    if not (isinstance(interval, (int, float)) and math.isfinite(interval) and interval > 0):
-        raise ParameterError("checkpoint-interval", f"must be a positive number of seconds, got {interval!r}")
+    interval = require_seconds("checkpoint-interval", interval)
     if stop_after is not None and stop_after < 1:
         raise ParameterError("stop-after", f"must be at least 1, got {stop_after}")
     task = puzzle.task

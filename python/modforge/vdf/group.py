@@ -69,9 +69,10 @@ def modulus_problem(modulus: int) -> str | None:
     These checks catch accidents (a prime, a square, a typo with a small
     factor); they cannot tell whether somebody knows the factorisation.
     """
-    if exact_int(modulus) is None:
+    value = exact_int(modulus)
+    if value is None:
         return f"must be an integer, got {type(modulus).__name__}"
-    modulus = exact_int(modulus)
+    modulus = value
     bits = modulus.bit_length()
     if modulus < 0:
         return "must be positive"
@@ -98,7 +99,7 @@ class Group:
         problem = modulus_problem(self.modulus)
         if problem is not None:
             raise ParameterError("modulus", problem)
-        # A gmpy2.mpz (or other exact integer) becomes an int: the group hands it to native code.
+        # A gmpy2.mpz becomes an int: the group hands it to native code.
         object.__setattr__(self, "modulus", exact_int(self.modulus))
 
     @property
@@ -129,9 +130,10 @@ class Group:
 
     def element_problem(self, x: int, *, square: bool = False) -> str | None:
         """Why ``x`` is not a canonical group element (a square, when ``square``), or None."""
-        if exact_int(x) is None:
+        value = exact_int(x)
+        if value is None:
             return f"is not an integer ({type(x).__name__})"
-        x = exact_int(x)
+        x = value
         if x <= 0:
             return "is zero" if x == 0 else "is negative"
         if x >= self.modulus:

@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..arith.base import ParameterError, require_int
+from ..arith.base import ParameterError, require_int, require_seconds
 from ..fileio import (InputTooLarge, atomic_write, exclusive_lock, fsync_dir, read_bounded, remove_stale_temps,
                       user_cache_dir)
 from ..timelock.checkpoint import Checkpoint
@@ -339,10 +338,7 @@ class ResumeOptions:
 
     def __post_init__(self) -> None:
         # Checked here, before a session's plan file exists: a refused value leaves nothing on disk.
-        interval = self.interval
-        if isinstance(interval, bool) or not isinstance(interval, (int, float)) or \
-                not (math.isfinite(interval) and interval > 0):
-            raise ParameterError("checkpoint-interval", f"must be a positive number of seconds, got {interval!r}")
+        require_seconds("checkpoint-interval", self.interval)
         if self.stop_after is not None:
             stop = require_int("stop-after", self.stop_after)
             if stop < 1:
