@@ -33,7 +33,7 @@ def test_output_paths_that_a_rename_would_damage_are_refused(tmp_path) -> None:
     (tmp_path / "file").write_text("x")
     for path, problem in ((tmp_path / "fifo", "not a regular file"), (tmp_path / "link", "symbolic link"),
                           (tmp_path, "is a directory"), (f"{tmp_path}/new/", "is a directory"), ("", "empty path"),
-                          (tmp_path / "missing" / "f", "does not exist"), (tmp_path / "file" / "f", "does not exist")):
+                          (tmp_path / "missing" / "f", "does not exist"), (tmp_path / "file" / "f", "is not a directory")):
         with pytest.raises(ParameterError, match=problem):
             check_output_path(path, "out")
     with pytest.raises(ParameterError, match="exists; give --force"):

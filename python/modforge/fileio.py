@@ -192,6 +192,8 @@ def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = Tru
         raise ParameterError(param, f"{text!r} is not a regular file (a device or FIFO); write to a file")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
+        if parent.exists():
+            raise ParameterError(param, f"{str(parent)!r} is not a directory")
         raise ParameterError(param, f"directory {str(parent)!r} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParameterError(param, f"cannot write in directory {str(parent)!r} (permission denied)")

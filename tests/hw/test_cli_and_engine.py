@@ -47,6 +47,19 @@ def test_sim_json_reports_vectors_mismatches_and_cycles_per_op() -> None:
     # Sizes far past any design are refused at once (these ran for minutes).
     (("hw", "gen", "ozturk", "--bits", "64", "--word-bits", "99999999", "-o", "x"), "word_bits"),
     (("hw", "gen", "ozturk", "--bits", "64", "--opt", "redundant_words=99999999", "-o", "x"), "redundant_words"),
+    # One option twice with two values (the last one used to win silently).
+    (("hw", "gen", "ozturk", "--bits", "64", "--opt", "word_bits=8", "--opt", "word_bits=16", "-o", "x"), "opt"),
+    (("modmul", "--algo", "ozturk", "--bits", "64", "--opt", "word_bits=8", "--opt", "word_bits=16", "1", "1"),
+     "opt"),
+    # Counts the model would take days over (and a chain past the designs' 32-bit in_count).
+    (("hw", "sim", "ozturk", "--bits", "64", "--vectors", "100000000000"), "vectors"),
+    (("hw", "sim", "ozturk", "--bits", "64", "--chain", "100000000000"), "chain"),
+    (("hw", "bench", "--t", "100000000000"), "t"),
+    # One width range, said the same way for small and huge widths.
+    (("hw", "gen", "ozturk", "--bits", "7", "-o", "x"), "bits"),
+    (("hw", "gen", "ozturk", "--bits", "99999999999999999999", "-o", "x"), "bits"),
+    # Too few digits is the digits' fault, not the modulus'.
+    (("hw", "gen", "san-montgomery", "--bits", "64", "--opt", "digits=1", "-o", "x"), "digits"),
 ])
 def test_bad_input_exits_2_naming_the_parameter(args, param: str) -> None:
     res = CliRunner().invoke(cli, list(args))

@@ -89,7 +89,60 @@ def test_a_damaged_manifest_of_an_earlier_generation_is_ignored(tmp_path, manife
     assert (tmp_path.parent / "x.v").exists()
 
 
+def test_a_failed_generation_leaves_the_previous_one_whole(tmp_path) -> None:
+    """Every file is staged before any is replaced: a directory in the way of a new file (any write error)
+    leaves the old design and its manifest as they were, and no temporary files."""
+    old_manifest = json.dumps({"files": [{"path": "old.v"}]})
+    write_files({"old.v": "x", "manifest.json": old_manifest}, tmp_path)
+    (tmp_path / "new.v").mkdir()
+    with pytest.raises(ParameterError, match="out: .*new.v.* is in the way of a generated file"):
+        write_files({"new.v": "y", "manifest.json": json.dumps({"files": [{"path": "new.v"}]})}, tmp_path)
+    assert (tmp_path / "old.v").read_text() == "x"
+    assert (tmp_path / "manifest.json").read_text() == old_manifest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json", "new.v", "old.v"]
+
+
+def test_a_failed_write_discards_what_it_staged(tmp_path, monkeypatch) -> None:
+    from modforge.hw import flow
+
+    write_files({"old.v": "x", "manifest.json": "{}"}, tmp_path)
+    real = flow.stage_file
+    calls = []
+
+    def full_disk(path, text):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device", str(path))
+        return real(path, text)
+
+    monkeypatch.setattr(flow, "stage_file", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        write_files({"old.v": "changed", "manifest.json": "{}", "extra.v": "z"}, tmp_path)
+    assert (tmp_path / "old.v").read_text() == "x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manifest.json", "old.v"]
+
+
+def test_tool_problems_name_the_tool(tmp_path, monkeypatch) -> None:
+    from modforge.hw import verilator
+
+    res = run("hw", "report", "ozturk", "--bits", 32, env={"MODFORGE_YOSYS": str(tmp_path / "nowhere")})
+    one_line_error(res, "yosys: MODFORGE_YOSYS=")
+    assert "does not exist" in res.stderr
+    res = run("hw", "report", "ozturk", "--bits", 32, env={"MODFORGE_YOSYS": str(tmp_path)})
+    one_line_error(res, "is not an executable file")
+    real_which = verilator.shutil.which
+    monkeypatch.setattr(verilator.shutil, "which", lambda name, *a, **k: None if name == "perl" else real_which(name))
+    with pytest.raises(ParameterError, match="toolchain: Verilator needs perl"):
+        verilator.lint([tmp_path / "x.v"], "x", tmp_path)
+
+
 def test_cli_refusals_come_before_the_work(tmp_path) -> None:
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    one_line_error(run("hw", "gen", "ozturk", "--bits", 32, "-o", tmp_path / "dangling"),
+                   "out: '" + str(tmp_path / "dangling") + "' is a symbolic link to nothing")
+    (tmp_path / "afile").write_text("")
+    one_line_error(run("hw", "sim", "ozturk", "--bits", 32, "--keep-vectors", tmp_path / "afile" / "v.txt"),
+                   "keep-vectors: '" + str(tmp_path / "afile") + "' is not a directory")
     one_line_error(run("hw", "gen", "ozturk", "--bits", 32, "-o", ""), "out: empty path")
     (tmp_path / "f").write_text("")
     one_line_error(run("hw", "gen", "ozturk", "--bits", 32, "-o", tmp_path / "f"), "is a file")

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, INTEGER, MAX_OPTION_VALUE, ErrorExitGroup, _parse_options, parse_int
+from .main import EXIT_CHECK_FAILED, INTEGER, MAX_MODEL_BITS, MAX_OPTION_VALUE, ErrorExitGroup, _parse_options, parse_int
 
 
 class HwGroup(ErrorExitGroup):
@@ -50,6 +50,13 @@ def design_options(f):
     return f
 
 
+# Vectors and chained squarings per simulation: the model computes each one in Python first (and a chain
+# must fit the designs' 32-bit in_count); far beyond this a typo would only run for days.
+MAX_SIM_COUNT = 10_000_000
+# --bits below this gives designs of a digit or two; a small --modulus may still ask for one.
+MIN_DESIGN_BITS = 8
+
+
 def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
             dsp_bits: int | None, opts: tuple[str, ...]):
     from ..hw.flow import make_design
@@ -68,6 +75,9 @@ def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_VALUE:
             flag = f"--{key.replace('_', '-')}" if key in ("cycles", "word_bits", "dsp_bits") else f"--opt {key}"
             raise ParameterError(key, f"{value} is far beyond any design ({flag} at most {MAX_OPTION_VALUE})")
+    if bits is not None and not MIN_DESIGN_BITS <= bits <= MAX_MODEL_BITS:
+        raise ParameterError("bits", f"must be between {MIN_DESIGN_BITS} and {MAX_MODEL_BITS} bits, got "
+                                     f"{bits if abs(bits) < 1 << 64 else 'more'}")
     modulus = None
     if modulus_text is not None:
         if modulus_text.strip().lower() in ("vdf-alliance", "vdf_alliance"):
@@ -76,8 +86,6 @@ def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
             modulus = vdf_alliance_modulus()
         else:
             modulus = parse_int(modulus_text, "modulus")
-    if bits is not None and bits < 8:
-        raise ParameterError("bits", f"must be at least 8, got {bits}")
     return make_design(arch, bits=bits, modulus=modulus, options=options)
 
 
@@ -88,6 +96,8 @@ def _check_out_dir(out_dir: str) -> None:
     if not out_dir:
         raise ParameterError("out", "empty path")
     p = Path(out_dir)
+    if p.is_symlink() and not p.exists():
+        raise ParameterError("out", f"{out_dir!r} is a symbolic link to nothing")
     if p.exists() and not p.is_dir():
         raise ParameterError("out", f"{out_dir!r} is not a directory")
     existing = next((q for q in (p, *p.parents) if q.exists()), Path("."))
@@ -166,6 +176,9 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     for name, value in (("vectors", vectors), ("chain", chain)):
         if value < 0:
             raise ParameterError(name, f"must be non-negative, got {value}")
+        if value > MAX_SIM_COUNT:
+            raise ParameterError(name, f"at most {MAX_SIM_COUNT:,} (the bit-exact Python model computes every "
+                                       f"one first), got {value:,}")
     if keep_vectors is not None:
         from ..fileio import check_output_path
 
@@ -173,7 +186,7 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
     doc = simulate(design, vectors=vectors, chain=chain, seed=seed,
                    keep_vectors=Path(keep_vectors) if keep_vectors else None)
-    ok = doc["mismatches"] == 0 and doc["exit_code"] == 0
+    ok = doc["mismatches"] == 0 and doc["protocol_errors"] == 0 and doc["exit_code"] == 0
     if as_json:
         click.echo(json.dumps(doc, indent=1))
     else:
@@ -191,11 +204,20 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
                    f"{doc['chain_cycles_per_op']:.4f})")
         click.echo(f"mismatches  {doc['mismatches']} of {doc['outputs']} results "
                    f"({doc['latency_mismatches']} at the wrong cycle)")
+        click.echo(f"handshake   {doc['protocol_errors']} error(s) (in_ready / out_valid)")
         if doc["mismatch_report"]:
             click.echo(doc["mismatch_report"])
     if not ok:
-        click.echo(f"modforge: error: {doc['mismatches']} mismatch(es) between the RTL and the model", err=True)
+        problems = [f"{doc['mismatches']} mismatch(es) between the RTL and the model"]
+        if doc["protocol_errors"]:
+            problems.append(f"{doc['protocol_errors']} handshake error(s)")
+        click.echo(f"modforge: error: {' and '.join(problems)}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def _chain_ok(row: dict) -> bool:
+    return (row["mismatches"] == 0 and row["protocol_errors"] == 0 and row["exit_code"] == 0
+            and row["native_y_matches"] and row["matches_pow_and_model"])
 
 
 @hw.command("bench")
@@ -216,6 +238,9 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
     if t < 2:
         # Cycles per squaring come from consecutive chained results: one squaring has none to compare.
         raise ParameterError("t", f"must be at least 2, got {t}")
+    if t > MAX_SIM_COUNT:
+        raise ParameterError("t", f"at most {MAX_SIM_COUNT:,} (the bit-exact Python model computes every squaring "
+                                  f"first), got {t:,}")
     if modulus_text.strip().lower() in ("vdf-alliance", "vdf_alliance"):
         from ..data import vdf_alliance_modulus
 
@@ -234,6 +259,7 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
         doc = simulate(design, vectors=100, chain=t, seed=1, chain_x=2)
 
         row = {"arch": arch, "bits": design.design_bits, "t": t, "mismatches": doc["mismatches"],
+               "protocol_errors": doc["protocol_errors"], "exit_code": doc["exit_code"],
                "chain_cycles_per_op": doc["chain_cycles_per_op"], "cycles_per_op": doc["cycles_per_op"],
                "flags": doc["flags"], "matches_pow_and_model": doc["chain_checked_against_pow"],
                "native_backend": expected.backend, "native_y_matches": True,
@@ -241,7 +267,7 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
         # The chain ran from x = 2; its final value was checked against pow() and the model, and the
         # native engine must agree with pow() too.
         row["native_y_matches"] = y_native == pow(2, 1 << t, modulus)
-        ok = ok and doc["mismatches"] == 0 and row["native_y_matches"] and row["matches_pow_and_model"]
+        ok = ok and _chain_ok(row)
         rows.append(row)
     out = {"modulus_bits": modulus.bit_length(), "t": t, "native_seconds": round(native_s, 6), "runs": rows}
     if as_json:
@@ -252,9 +278,9 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
                        f"{r['chain_cycles_per_op']:.4f} cycles/squaring, flags {r['flags'] or '-'}, "
                        f"native ({r['native_backend']}) agrees: {r['native_y_matches']}")
     if not ok:
-        bad = [r["arch"] for r in rows if r["mismatches"] or not r["native_y_matches"] or not r["matches_pow_and_model"]]
+        bad = [r["arch"] for r in rows if not _chain_ok(r)]
         click.echo(f"modforge: error: {', '.join(bad)}: the chain disagrees with the model, pow() or the native "
-                   f"engine", err=True)
+                   f"engine, or breaks the handshake", err=True)
         sys.exit(EXIT_CHECK_FAILED)
 
 

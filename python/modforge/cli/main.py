@@ -283,14 +283,19 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
         key = key.strip().replace("-", "_")
         if not key.isidentifier():
             raise ParameterError("opt", f"{key!r} is not an option name (KEY=VALUE, KEY a word such as word_bits)")
+        parsed: Any
         if value.strip().lower() in ("true", "false"):
             # A switch: "False" as a string would be truthy, the opposite of what was asked.
-            out[key] = value.strip().lower() == "true"
-            continue
-        try:
-            out[key] = parse_int(value, key)
-        except ParameterError:
-            out[key] = value
+            parsed = value.strip().lower() == "true"
+        else:
+            try:
+                parsed = parse_int(value, key)
+            except ParameterError:
+                parsed = value
+        if key in out and out[key] != parsed:
+            # Silently keeping the last one would build a design the user did not ask for.
+            raise ParameterError("opt", f"{key} given twice, {out[key]!r} and {parsed!r}: give it once")
+        out[key] = parsed
     return out
 
 

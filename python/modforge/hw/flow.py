@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write
+from ..fileio import atomic_write, commit_staged, discard_staged, stage_file
 from . import harness as harness_mod
 from . import verilator as vl
 from .common import GENERATOR, HW_VERSION, digest, params_dict
@@ -133,25 +133,49 @@ def generate(design: Any) -> dict[str, str]:
 
 def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
     """Write a generation into ``out_dir``; the files an earlier generation listed in its manifest and this
-    one does not write are removed (generated, do-not-edit files; nothing else in the directory is touched)."""
+    one does not write are removed (generated, do-not-edit files; nothing else in the directory is touched).
+
+    Every file is staged (written and synced under a temporary name) before any is replaced, so a write that
+    fails (a full disk, a directory in a file's place) leaves the previous generation whole; the stale files
+    go after the new ones are in place, and the manifest, which lists them, comes last."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    for name in files:
+        target = out_dir / name
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            raise ParameterError("out", f"{str(target)!r} is in the way of a generated file: it is not a regular "
+                                        f"file")
     old_manifest = out_dir / "manifest.json"
+    old: list = []
     if old_manifest.is_file():
         try:
             old = [f["path"] for f in json.loads(old_manifest.read_text()).get("files", [])]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):    # ValueError: bad UTF-8 or JSON
             old = []
-        for name in old:
-            if not isinstance(name, str) or name in files or Path(name).name != name:
-                continue                  # only plain file names of this directory that this generation drops
-            stale = out_dir / name
-            if stale.is_file():
-                stale.unlink()
+    staged: dict[str, Path] = {}
+    try:
+        for name, text in files.items():
+            staged[name] = stage_file(out_dir / name, text)
+    except BaseException:
+        for tmp in staged.values():
+            discard_staged(tmp)
+        raise
+    order = [name for name in files if name != "manifest.json"] + [n for n in files if n == "manifest.json"]
     paths = []
-    for name, text in files.items():
-        path = out_dir / name
-        atomic_write(path, text)
-        paths.append(path)
+    for i, name in enumerate(order):
+        if name == "manifest.json":
+            for stale_name in old:
+                if not isinstance(stale_name, str) or stale_name in files or Path(stale_name).name != stale_name:
+                    continue              # only plain file names of this directory that this generation drops
+                stale = out_dir / stale_name
+                if stale.is_file() and not stale.is_symlink():
+                    stale.unlink()
+        try:
+            commit_staged(staged[name], out_dir / name)
+        except BaseException:
+            for rest in order[i + 1:]:
+                discard_staged(staged[rest])
+            raise
+        paths.append(out_dir / name)
     return paths
 
 
@@ -303,6 +327,7 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
         "vectors": stats.vectors, "edge_cases": stats.edge_cases, "chain": stats.chain,
         "outputs": summary["outputs"], "mismatches": summary["mismatches"],
         "latency_mismatches": summary["latency_mismatches"],
+        "protocol_errors": summary.get("protocol_errors", 0),
         "cycles_per_op": summary["cycles_per_op"], "chain_cycles_per_op": summary["chain_cycles_per_op"],
         "flags": stats.flags, "chain_checked_against_pow": stats.chain_checked_against_pow,
         "skipped_invalid": stats.skipped, "exit_code": res.returncode,
@@ -333,6 +358,7 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
         modulus = deterministic_modulus(bits, 0, odd=True)
     elif modulus < 3:
         raise ParameterError("modulus", f"must be at least 3, got {modulus}")
+    width_param = "bits" if bits is not None else "modulus"
     if bits is None and arch != "san-montgomery":
         # The width the modulus gives, written out: --modulus M and --bits n --modulus M are one design,
         # with one parameter hash, one cache entry and a Regenerate line that reproduces it byte for byte.
@@ -340,8 +366,9 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
     design = info.make(modulus, bits, dict(options or {}))
     dsp = design.resources()["dsp"]
     if dsp > MAX_DSP_TILES:
-        raise ParameterError("bits", f"{design.describe()} takes {dsp:,} DSP tiles, more than {MAX_DSP_TILES:,} "
-                                     f"(about three times the largest FPGAs): narrower --bits or other options")
+        raise ParameterError(width_param, f"{design.describe()} takes {dsp:,} DSP tiles, more than "
+                                          f"{MAX_DSP_TILES:,} (about three times the largest FPGAs): a narrower "
+                                          f"--{width_param} or other options")
     return design
 
 

