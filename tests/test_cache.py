@@ -370,6 +370,21 @@ def test_dir_takes_only_the_names_the_runs_write(tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(mine)
 
 
+def test_dir_takes_ascii_digit_names_only_and_no_trailing_newline(tmp_path) -> None:
+    """Run-state names have ASCII digits (``\\d`` takes any Unicode digit) and end where they end (``$``
+    would also take a final newline): anything else in the directory is the user's, never cleaned."""
+    stem = "timelock-0123456789abcdef"
+    theirs = [f"{stem}-{5:020d}.json", f"{stem}-{5:020d}.json.corrupt"]
+    arabic = "".join(chr(0x660 + int(c)) for c in f"{5:020d}")
+    mine = [f"{stem}-{arabic}.json", f"{stem}-{arabic}.json.corrupt", f"{stem}-{5:020d}.json\n", f"{stem}-lock\n",
+            "vdf-eval-0123456789abcdef.values\n"]
+    for name in theirs + mine:
+        (tmp_path / name).write_text("x")
+    res = CliRunner().invoke(cli, ["cache", "clean", "--dir", tmp_path])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(mine)
+
+
 def test_lock_names_are_the_writers(tmp_path) -> None:
     """Session files lock <stem>.lock; a CheckpointStore's group (timelock, or a vdf-eval task whose plan is
     gone) locks <stem>-lock; vdf prove locks <stem>.lock."""

@@ -39,16 +39,17 @@ DIR_AREA = "dir"            # the items of a state directory given by the user (
 # Exactly the names the runs' writers give their files (CheckpointStore, vdf.resume.Session, ProofProgress,
 # vdf prove): <stem> is timelock-<task>, vdf-eval-<session or task> or vdf-prove-<statement> (16 hex), then
 # checkpoints (and those set aside or discarded by --restart), lock files, plan, journal, proof progress;
-# atomic_write's temporaries are ".<name>.tmp-<random>".  Nothing else is ever a run's file.
+# atomic_write's temporaries are ".<name>.tmp-<random>".  Nothing else is ever a run's file (ASCII digits,
+# and \Z: "$" would also take a name ending in a newline).
 _STATE_FILE = re.compile(
     r"^(?P<temp>\.)?(?P<stem>(?P<kind>timelock|vdf-eval|vdf-prove)-[0-9a-f]{16})"
-    r"(?:-\d{20}\.json(?:\.corrupt)?(?:\.discarded)?|-lock|\.lock|\.plan\.json|\.values"
+    r"(?:-[0-9]{20}\.json(?:\.corrupt)?(?:\.discarded)?|-lock|\.lock|\.plan\.json|\.values"
     r"|\.proof\.json(?:\.corrupt)?|\.json(?:\.corrupt)?)"
-    r"(?(temp)" + re.escape(TEMP_MARK) + r".+|)$")
+    r"(?(temp)" + re.escape(TEMP_MARK) + r".+|)\Z")
 # The measured backend ranking (engine.tuning.cache_path), and its temporaries.
-_TUNING_FILE = re.compile(r"^(?P<temp>\.)?machine-[0-9a-f]{16}\.json(?(temp)" + re.escape(TEMP_MARK) + r".+|)$")
+_TUNING_FILE = re.compile(r"^(?P<temp>\.)?machine-[0-9a-f]{16}\.json(?(temp)" + re.escape(TEMP_MARK) + r".+|)\Z")
 _STEM = re.compile(r"^(timelock|vdf-eval|vdf-prove)-[0-9a-f]{16}$")
-_CHECKPOINT = re.compile(r"-\d{20}\.json(\.corrupt)?$")
+_CHECKPOINT = re.compile(r"-[0-9]{20}\.json(\.corrupt)?\Z")
 _DETAIL_FILE_LIMIT = 1 << 20
 
 

@@ -161,3 +161,14 @@ def test_a_backend_that_keeps_failing_the_check_stops_with_an_error(tmp_path, mo
     with pytest.raises(TimelockError, match="failed 3 times in a row"):
         solve(load_puzzle_file(made.path), checkpoint_dir=tmp_path / "ck", interval=0.05)
     assert CheckpointStore(tmp_path / "ck", load_puzzle_file(made.path).task).files() == []
+
+
+def test_checkpoint_names_take_ascii_digits_only(tmp_path) -> None:
+    """``\\d`` would take any Unicode digit: a file named with Arabic-Indic digits is not one of the store's."""
+    puzzle, ck, store = _partial(tmp_path, steps=(1000,))
+    good = store.path_for(1000)
+    for digits in ("".join(chr(0x660 + int(c)) for c in f"{2000:020d}"),      # ARABIC-INDIC DIGIT ZERO..
+                   "".join(chr(0xFF10 + int(c)) for c in f"{2000:020d}")):     # FULLWIDTH DIGIT ZERO..
+        shutil.copy(good, ck / f"{store.prefix}{digits}.json")
+    assert store.files() == [(1000, good)]
+    assert store.clear() == 1 and len(list(ck.glob(f"{store.prefix}*.json"))) == 2

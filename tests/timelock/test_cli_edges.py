@@ -329,3 +329,50 @@ def test_a_solve_started_through_a_link_by_an_older_version_goes_on(tmp_path) ->
     res = run("solve", link, "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["start_step"] == hex(1000)
     assert json.loads(res.stdout)["checkpoint_dir"] == str(legacy)
+
+
+# -- the trapdoor file: two distinct primes, version exactly 1 ------------------------------------------------
+def _puzzle_over(tmp_path, n: int):
+    """A modforge puzzle file for modulus ``n`` (x = 2, t = 10), sealed with the right w."""
+    from modforge.timelock.puzzle import seal
+
+    path = tmp_path / "small.json"
+    path.write_bytes(seal(n, 2, 10, pow(2, 1 << 10, n), b"hi", "2026-01-01T00:00:00Z", None).to_json())
+    return path
+
+
+def _trapdoor(tmp_path, n: int, p, q, version=1):
+    path = tmp_path / "small.trapdoor"
+    path.write_text(json.dumps({"format": "modforge-timelock-trapdoor", "version": version, "task_id": "x",
+                                "n": hex(n), "p": p if isinstance(p, str) else hex(p),
+                                "q": q if isinstance(q, str) else hex(q)}))
+    return path
+
+
+@pytest.mark.parametrize("n, p, q, text", [
+    (9, 3, 3, "p equal to q"),                                 # gmpy2.invert(3, 3) raised ZeroDivisionError
+    (1009 ** 2, 1009, 1009, "p equal to q"),
+    (15 * 7, 15, 7, "field 'p' is not a prime"),               # CRT modulo the wrong group order
+    (7 * 15, 7, 15, "field 'q' is not a prime"),
+    (3 * 5 * 7 * 11, 3 * 5, 7 * 11, "field 'p' is not a prime"),
+])
+def test_a_trapdoor_of_equal_or_composite_factors_is_refused(tmp_path, n: int, p: int, q: int, text: str) -> None:
+    res = run("solve", _puzzle_over(tmp_path, n), "--trapdoor", _trapdoor(tmp_path, n, p, q))
+    one_line_error(res, "trapdoor: ")
+    assert text in res.stderr
+
+
+def test_a_trapdoor_of_two_distinct_primes_still_opens_a_small_puzzle(tmp_path) -> None:
+    n = 1009 * 1013
+    res = run("solve", _puzzle_over(tmp_path, n), "--trapdoor", _trapdoor(tmp_path, n, 1009, 1013), "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["message"] == "hi", res.output
+
+
+@pytest.mark.parametrize("version", [True, 1.0, "1", 2])
+def test_a_trapdoor_version_must_be_the_integer_1(tmp_path, version) -> None:
+    made, p, q = make_puzzle(tmp_path, t=50)
+    doc = json.loads(made.trapdoor_path.read_text())
+    doc["version"] = version
+    made.trapdoor_path.write_text(json.dumps(doc))
+    one_line_error(run("solve", made.path, "--trapdoor", made.trapdoor_path),
+                   "trapdoor: not a modforge-timelock-trapdoor version 1 file")

@@ -137,3 +137,105 @@ def test_the_top_level_command_loads_the_group() -> None:
     res = CliRunner().invoke(cli, ["vdf", "eval", "--modulus", "vdf-alliance", "--x", "2", "--t", "8", "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["y"] == hex(Group(vdf_alliance_modulus()).canon(pow(2, 256, vdf_alliance_modulus())))
+
+
+# -- eval: t is read and checked first, and its errors name the whole text ----------------------------------
+@pytest.mark.parametrize("t, fragment", [
+    ("2^64-1", "t: not a number of squarings: '2^64-1' (write N (decimal), 0xHEX or 2^K)"),
+    ("2**x", "t: not a number of squarings: '2**x' (write N (decimal), 0xHEX or 2^K)"),
+    ("1e6", "t: not a number of squarings: '1e6' (write N (decimal), 0xHEX or 2^K)"),
+    ("2^65", "t: exponent out of range in '2^65'"),
+])
+def test_a_t_that_is_no_number_is_named_whole(n: int, t: str, fragment: str) -> None:
+    res = CliRunner().invoke(vdf, ["eval", "--modulus", str(n), "--x", "2", "--t", t])
+    assert res.exit_code == 2 and res.stderr == f"modforge: error: {fragment}\n", res.stderr
+
+
+@pytest.mark.parametrize("t, proof, fragment", [
+    ("2^64", "pietrzak", "t: must be between 1 and 2^64 - 1"),
+    ("2^64", "wesolowski", "t: must be between 1 and 2^64 - 1"),
+    ("0xffffffffffffffff", "pietrzak", "beyond a Pietrzak proof's range"),
+])
+def test_an_invalid_t_is_reported_before_the_out_requirement(n: int, t: str, proof: str, fragment: str) -> None:
+    """t >= 2^28 makes the evaluation resumable, which wants --out with --proof: t is what is wrong."""
+    res = CliRunner().invoke(vdf, ["eval", "--modulus", str(n), "--x", "2", "--t", t, "--proof", proof])
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1 and fragment in res.stderr, res.stderr
+    assert "--out" not in res.stderr
+
+
+# -- verify: the statement pinned by --modulus, --x, --t -------------------------------------------------------
+NOTICE = "the prover's choice"
+
+
+@pytest.fixture(scope="module")
+def pinned_proof(n: int, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pinned") / "proof.json"
+    res = invoke("eval", "--modulus", n, "--x", "hash:hello", "--t", "2^10", "--proof", "wesolowski", "--out", out,
+                 "--backend", "gmp")
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_verify_with_the_statement_pinned(n: int, pinned_proof) -> None:
+    for args in (("--modulus", hex(n), "--x", "hash:hello", "--t", "2^10"),
+                 ("--modulus", str(n), "--t", "1024"), ("--t", "0x400"), ("--x", "hash:hello"), ()):
+        res = invoke("verify", pinned_proof, *args)
+        assert res.exit_code == 0 and res.stdout.startswith("valid: "), (args, res.output)
+        # Without --modulus, N is whatever the file says: one line on stderr says so.
+        assert (NOTICE in res.stderr) == ("--modulus" not in args), (args, res.stderr)
+        assert res.stderr.count("\n") == ("--modulus" not in args)
+    x = Group(n).hash_to_group(b"hello")
+    assert invoke("verify", pinned_proof, "--modulus", hex(n), "--x", hex(x)).exit_code == 0
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("--modulus", "vdf-alliance"), "modulus differs from --modulus"),
+    (("--modulus", "N2"), "modulus differs from --modulus"),
+    (("--modulus", "N2", "--x", "hash:hello", "--t", "2^10"), "modulus differs from --modulus"),
+    (("--x", "hash:hello!"), "x differs from --x"),
+    (("--modulus", "N", "--x", "5"), "x differs from --x"),
+    (("--x", "5"), "x differs from --x"),
+    (("--t", "2^11"), "t differs from --t"),
+    (("--modulus", "N", "--x", "hash:hello", "--t", "1023"), "t differs from --t"),
+])
+def test_verify_of_another_statement_is_invalid(n: int, pinned_proof, args, reason: str) -> None:
+    args = [{"N": str(n), "N2": str(rsa(512, seed=1).n)}.get(a, a) for a in args]
+    res = invoke("verify", pinned_proof, *args)
+    assert res.exit_code == 1 and res.stdout.startswith(f"invalid: {reason}"), res.output
+    res = invoke("verify", pinned_proof, *args, "--json")
+    out = json.loads(res.stdout)
+    assert res.exit_code == 1 and out["valid"] is False and out["reason"].startswith(reason)
+    assert res.stderr == ""                     # no notice with --json
+
+
+def test_verify_json_names_the_statement_as_the_file_does(n: int, pinned_proof) -> None:
+    doc = json.loads(pinned_proof.read_text())
+    res = invoke("verify", pinned_proof, "--json")
+    assert res.exit_code == 0 and res.stderr == "", res.output
+    out = json.loads(res.stdout)
+    assert out["valid"] is True and out["modulus"] == doc["modulus"] and out["x"] == doc["x"]
+    assert int(out["modulus"], 16) == n and out["t"] == 1024 and out["bits"] == 512
+
+
+def test_verify_pins_the_vdf_alliance_modulus_by_name(tmp_path) -> None:
+    out = tmp_path / "p.json"
+    assert invoke("eval", "--modulus", "vdf-alliance", "--x", "2", "--t", "64", "--proof", "pietrzak",
+                  "--out", out).exit_code == 0
+    res = invoke("verify", out, "--modulus", "vdf-alliance", "--x", "2", "--t", "2^6")
+    assert res.exit_code == 0 and res.stderr == "", res.output
+    assert invoke("verify", out, "--modulus", "vdf_alliance", "--x", "3").exit_code == 1
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--t", "2^64-1"), "t: not a number of squarings"),
+    (("--t", "0"), "t: must be between 1"),
+    (("--modulus", "12345"), "modulus: must have 256"),
+    (("--modulus", "N", "--x", "N-1"), "x: is not in canonical signed form"),
+    (("--x", "zz"), "x: not a decimal or 0x-hex"),
+    (("--x", "N-1"), "x: is not in canonical signed form"),      # read in the proof's group
+])
+def test_verify_with_a_bad_pin_is_bad_usage(n: int, pinned_proof, args, fragment: str) -> None:
+    from ..support import one_line_error
+
+    args = [{"N": str(n), "N-1": str(n - 1)}.get(a, a) for a in args]
+    one_line_error(invoke("verify", pinned_proof, *args), fragment)

@@ -406,3 +406,41 @@ def test_fixed_width_integers_are_refused_not_half_used(honest) -> None:
     w = honest[1]["wesolowski"]
     rejected(dataclasses.replace(w, x=np.int64(w.x % (1 << 62))), "x is not an integer (int64)")
     rejected(dataclasses.replace(w, t=np.int64(T)), "t: must be an integer, got int64")
+
+
+# -- the API's own inputs: dicts and Proof objects built in Python ------------------------------------------
+@pytest.mark.parametrize("where", ["top", "proof"])
+@pytest.mark.parametrize("key", [1, 2.5, None, (1, 2), b"y"])
+@pytest.mark.parametrize("with_str_key", [True, False])
+def test_a_dict_with_a_non_string_key_is_invalid_not_a_crash(honest, where: str, key, with_str_key: bool) -> None:
+    """verify() never raises for a bad proof: sorting the unexpected keys raised TypeError when they mixed
+    types (and a lone one was reported as if it were a string: "unexpected field '1'")."""
+    for ptype in ("wesolowski", "pietrzak"):
+        d = doc(honest, ptype)
+        holder = d if where == "top" else d["proof"]
+        if with_str_key:
+            holder["comment"] = 1
+        holder[key] = 1
+        reason = rejected(d, "key that is not a string", repr(key))
+        assert ("field 'proof'" in reason) == (where == "proof") and "\n" not in reason
+
+
+@pytest.mark.parametrize("mu", [lambda mus: {m: 0 for m in mus}, lambda mus: set(mus),
+                                lambda mus: iter(mus), lambda mus: (m for m in mus)])
+def test_a_proof_object_whose_mu_is_no_sequence_is_rejected(honest, mu) -> None:
+    """A dict of the right midpoints as keys was accepted (its keys iterated); a set has no order."""
+    import dataclasses
+
+    p = honest[1]["pietrzak"]
+    rejected(dataclasses.replace(p, mu=mu(p.mu)), "proof.mu must be a list of group elements")
+    assert verify(dataclasses.replace(p, mu=list(p.mu))).valid       # a list is a sequence too
+
+
+def test_a_proof_object_carrying_both_bodies_is_rejected(honest) -> None:
+    """The other type's field was ignored: a Proof is held to what a document may hold."""
+    import dataclasses
+
+    w, p = honest[1]["wesolowski"], honest[1]["pietrzak"]
+    rejected(dataclasses.replace(w, mu=p.mu), "unexpected field 'proof.mu'")
+    rejected(dataclasses.replace(p, pi=w.pi), "unexpected field 'proof.pi'")
+    rejected(dataclasses.replace(w, mu=()), "unexpected field 'proof.mu'")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -168,6 +169,75 @@ def test_a_damaged_plan_file_is_reported(tmp_path) -> None:
     session.plan_path.write_text(json.dumps(doc))
     with pytest.raises(Exception, match="SHA-256 .* does not match"):
         run(group, x, T, "wesolowski", workers=0, resume=ResumeOptions(tmp_path))
+
+
+def _edit_plan(session: Session, edit) -> None:
+    """Apply ``edit`` to the plan document and store it with a recomputed SHA-256 (a hand edit, not damage)."""
+    from modforge.vdf.resume import _digest
+
+    doc = json.loads(session.plan_path.read_text())
+    edit(doc)
+    doc["sha256"] = _digest(doc)
+    session.plan_path.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize("proof, edit, field", [
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa=0), "wesolowski.kappa"),      # was ZeroDivisionError
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa=-4), "wesolowski.kappa"),
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa="32"), "wesolowski.kappa"),   # int() took these
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa=32.0), "wesolowski.kappa"),
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa=True), "wesolowski.kappa"),
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa=1 << 64), "wesolowski.kappa"),
+    ("wesolowski", lambda d: d["wesolowski"].update(window_bits=0), "wesolowski.window_bits"),
+    ("wesolowski", lambda d: d["wesolowski"].update(window_bits=23), "wesolowski.window_bits"),
+    ("wesolowski", lambda d: d["wesolowski"].update(parts=0), "wesolowski.parts"),
+    ("wesolowski", lambda d: d["wesolowski"].update(parts="2"), "wesolowski.parts"),
+    ("wesolowski", lambda d: d["wesolowski"].update(extra=1), "'wesolowski' must be an object"),
+    ("wesolowski", lambda d: d.update(wesolowski=None), "'wesolowski' does not match"),
+    ("wesolowski", lambda d: d.update(wesolowski=[32, 10, 1]), "'wesolowski' must be an object"),
+    ("pietrzak", lambda d: d["pietrzak"].update(depth=-1), "pietrzak.depth"),
+    ("pietrzak", lambda d: d["pietrzak"].update(depth=17), "pietrzak.depth"),                 # T has 16 rounds
+    ("pietrzak", lambda d: d["pietrzak"].update(depth=3.0), "pietrzak.depth"),
+    ("pietrzak", lambda d: d["pietrzak"].update(parts=0), "pietrzak.parts"),
+    ("pietrzak", lambda d: d.update(wesolowski={"kappa": 64, "window_bits": 5, "parts": 1}), "'wesolowski' does"),
+])
+def test_a_plan_edited_with_a_recomputed_hash_is_a_damaged_plan(tmp_path, proof, edit, field) -> None:
+    from modforge.timelock import TimelockError
+
+    _, group, x = _statement(10)
+    session = _stop_once(tmp_path, group, x, proof)
+    _edit_plan(session, edit)
+    with pytest.raises(TimelockError, match=r"plan\.json: .*" + re.escape(field) + r".*--restart"):
+        run(group, x, T, proof, workers=0, memory=1 << 20, resume=ResumeOptions(tmp_path))
+
+
+def test_a_plan_with_kappa_0_is_exit_1_at_the_command_line(tmp_path) -> None:
+    """As docs/vdf.md says of a damaged plan file: reported with the file, exit 1, --restart starts over."""
+    _, group, x = _statement(10)
+    session = _stop_once(tmp_path, group, x)
+    _edit_plan(session, lambda d: d["wesolowski"].update(kappa=0))
+    base = ["eval", "--modulus", hex(group.modulus), "--x", hex(x), "--t", str(T), "--proof", "wesolowski",
+            "--memory", "1", "--resume-dir", str(tmp_path), "--json"]
+    res = _cli(*base, env=_env(tmp_path))
+    assert res.returncode == 1, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(session.plan_path) in lines[0] and "'wesolowski.kappa'" in lines[0], res.stderr
+    assert "Traceback" not in res.stderr and "--restart" in lines[0]
+    assert _cli(*base, "--restart", env=_env(tmp_path)).returncode == 0
+
+
+def test_corrupted_checkpoints_of_a_vdf_session_are_not_called_a_puzzles(tmp_path) -> None:
+    from modforge.timelock import TimelockError
+
+    _, group, x = _statement(11)
+    _stop_once(tmp_path, group, x)
+    checkpoints = [p for p in tmp_path.iterdir() if re.fullmatch(r"vdf-eval-[0-9a-f]{16}-[0-9]{20}\.json", p.name)]
+    assert checkpoints
+    for path in checkpoints:
+        path.write_text("{}")
+    with pytest.raises(TimelockError, match="checkpoint file.s. of this VDF evaluation in") as err:
+        run(group, x, T, "wesolowski", workers=0, memory=1 << 20, resume=ResumeOptions(tmp_path))
+    assert "puzzle" not in str(err.value)
 
 
 # ------------------------------------------------------------------------------------------------ command line

@@ -52,9 +52,10 @@ def run_main_job(seconds: str = "20s", bits: int = 2048) -> int:
         console.print(f"solved: message {solved['message']!r}")
         ok = solved["message"] == message
         proof = work / "proof.json"
-        _modforge(console, "vdf", "eval", "--modulus", doc["n"], "--x", "hash:modforge demo", "--t", str(int(doc["t"], 0)),
-                  "--proof", "pietrzak", "--out", str(proof), "--progress")
-        _modforge(console, "vdf", "verify", str(proof))
+        statement = ["--modulus", doc["n"], "--x", "hash:modforge demo", "--t", str(int(doc["t"], 0))]
+        _modforge(console, "vdf", "eval", *statement, "--proof", "pietrzak", "--out", str(proof), "--progress")
+        # The verifier pins the statement it expects: a proof file alone names the prover's choice of N.
+        _modforge(console, "vdf", "verify", str(proof), *statement)
         bench = json.loads(_modforge(console, "bench", "vdf", "--bits", "1024,2048", "--repeats", "3",
                                      "--json", capture=True).stdout)
     _speed_table(console, bench)

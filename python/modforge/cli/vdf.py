@@ -51,19 +51,32 @@ def parse_modulus(text: str) -> int:
     return parse_int(text, "modulus")
 
 
+T_FORMS = "write N (decimal), 0xHEX or 2^K"
+
+
 def parse_t(text: str) -> int:
-    """Decimal, 0x-hex, or a power of two written ``2^K`` / ``2**K``."""
+    """Decimal, 0x-hex, or a power of two written ``2^K`` / ``2**K``; checked against the range of t."""
+    from ..vdf.evaluation import require_t
+
     t = text.strip().replace(" ", "")
     for sep in ("**", "^"):
         if sep in t:
             base, _, exp = t.partition(sep)
             if base != "2":
-                raise ParameterError("t", f"only powers of two may be written with {sep}: {text!r}")
-            k = parse_int(exp, "t")
+                raise ParameterError("t", f"only powers of two may be written with {sep}: {text!r} ({T_FORMS})")
+            try:
+                k = parse_int(exp, "t")
+            except ParameterError:
+                # Name the whole text, not the part after the operator ('2^64-1' is no 2^K).
+                raise ParameterError("t", f"not a number of squarings: {text!r} ({T_FORMS})") from None
             if not 0 <= k <= 64:
                 raise ParameterError("t", f"exponent out of range in {text!r}")
-            return 1 << k
-    return parse_int(t, "t")
+            return require_t(1 << k)
+    try:
+        value = parse_int(t, "t")
+    except ParameterError:
+        raise ParameterError("t", f"not a number of squarings: {text!r} ({T_FORMS})") from None
+    return require_t(value)
 
 
 def parse_x(group, text: str) -> int:
@@ -158,12 +171,15 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     """
     from ..vdf import Group, ProofFailed, run, write_checkpoints, write_proof
     from ..vdf.parallel import WorkerError
+    from ..vdf.pietrzak import t_problem
 
     check_backend(backend)
     group = Group(parse_modulus(modulus_text))
     x = parse_x(group, x_text)
-    t = parse_t(t_text)
+    t = parse_t(t_text)                 # in range: checked before --out, --resume-dir and the rest depend on it
     ptype = None if proof_type == "none" else proof_type
+    if (ptype == "pietrzak" or checkpoints_path) and t_problem(t):
+        raise ParameterError("t", t_problem(t))
     if out_path and ptype is None:
         raise ParameterError("out", "--out writes a proof file: give --proof wesolowski or --proof pietrzak")
     if workers is not None and workers < 0:
@@ -465,21 +481,38 @@ def _proof_progress(directory, ev, interval: float):
 
 @vdf.command("verify")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--modulus", "modulus_text", metavar="N",
+              help="The modulus the proof must be for (decimal or 0x-hex, or 'vdf-alliance') [default: the "
+                   "proof file's, the prover's choice].")
+@click.option("--x", "x_text", metavar="X", help="The input the proof must be for: a number, or hash:TEXT.")
+@click.option("--t", "t_text", metavar="T", help="The number of squarings the proof must be for (decimal, "
+                                                   "0x-hex or 2^K).")
 @click.option("--backend", default="auto", show_default=True, help="Engine backend.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def verify_cmd(file: str, backend: str, as_json: bool) -> None:
+def verify_cmd(file: str, modulus_text: str | None, x_text: str | None, t_text: str | None, backend: str,
+               as_json: bool) -> None:
     """Check a proof file (`-`: standard input): exit 0 valid, 1 invalid (reason printed), 2 unreadable.
 
     A proof file is what `vdf eval --out` and `vdf prove --out` write; in `vdf eval --json` output it is
-    the `proof` field.
+    the `proof` field.  It states N, x and t itself: --modulus, --x and --t pin them, and a proof of
+    another statement is invalid.  Without --modulus the prover chose N (and may know its factors).
     """
-    from ..vdf import verify
+    from ..vdf import Group, Proof, verify
     from ..vdf.formats import read_json
 
     from ..vdf.api import Verdict
     from ..vdf.group import Reject
 
     check_backend(backend)          # an unknown backend is bad usage (exit 2), not a bad proof
+    # The pins are read before the file: bad syntax is bad usage (exit 2) whatever the file holds.
+    pinned_group = Group(parse_modulus(modulus_text)) if modulus_text is not None else None
+    pinned_t = parse_t(t_text) if t_text is not None else None
+    pinned_x = None
+    if x_text is not None:
+        if pinned_group is not None:
+            pinned_x = parse_x(pinned_group, x_text)
+        elif not x_text.startswith("hash:"):
+            parse_int(x_text, "x")  # the syntax now; membership in the proof's group once it is read
     try:
         doc = read_json(file, stdin=True)
     except Reject as exc:           # JSON, but not a valid document (a repeated key, NaN): an invalid proof
@@ -490,15 +523,43 @@ def verify_cmd(file: str, backend: str, as_json: bool) -> None:
             # A valid proof in the wrong container is bad input, not an invalid proof.
             raise ParameterError("FILE", f"{file} is `vdf eval --json` output, not a proof file: its 'proof' "
                                          f"field is the proof (e.g. jq .proof), or write one with --out")
-        verdict = verify(doc, backend=backend)
+        try:
+            proof = Proof.from_document(doc)
+        except Reject as exc:
+            verdict = Verdict(False, exc.reason)
+        else:
+            # The statement first: a proof of another one is invalid however sound it is.
+            verdict = _pinned_statement(proof, pinned_group, x_text, pinned_x, pinned_t)
+            if verdict is None:
+                verdict = verify(proof, backend=backend)
+    if not as_json and pinned_group is None:
+        click.echo("modforge: note: the modulus N is the one in the proof file, i.e. the prover's choice (who may "
+                   "know its factors); give --modulus N to pin it", err=True)
     if as_json:
         out: dict[str, Any] = {"valid": verdict.valid, "reason": verdict.reason, "type": verdict.type,
                                "seconds": round(verdict.seconds, 6)}
         if verdict.valid:
-            out.update(t=doc["t"], bits=doc["bits"], y=hex(int(doc["y"], 16)))
+            out.update(modulus=doc["modulus"], x=doc["x"], t=doc["t"], bits=doc["bits"], y=hex(int(doc["y"], 16)))
         click.echo(json.dumps(out, indent=1))
     else:
         click.echo(("valid: " if verdict.valid else "invalid: ") + verdict.reason
                    + (f" ({verdict.seconds * 1e3:.1f} ms)" if verdict.valid else ""))
     if not verdict.valid:
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def _pinned_statement(proof, group, x_text: str | None, x: int | None, t: int | None):
+    """An invalid Verdict naming the first field of the proof's statement that differs from its option, or None.
+
+    ``x`` is ``--x`` read in the group of ``--modulus``; without it (None), ``x_text`` is read in the group of
+    the proof's modulus (a number must be a canonical element of it, as for ``vdf eval``: exit 2 otherwise)."""
+    from ..vdf.api import Verdict
+
+    if group is not None and proof.modulus != group.modulus:
+        return Verdict(False, "modulus differs from --modulus: the proof is for another N", proof.type)
+    if x_text is not None:
+        if (x if x is not None else parse_x(proof.group, x_text)) != proof.x:
+            return Verdict(False, "x differs from --x: the proof is for another input", proof.type)
+    if t is not None and proof.t != t:
+        return Verdict(False, f"t differs from --t: the proof is for t = {proof.t}, not {t}", proof.type)
+    return None

@@ -79,13 +79,15 @@ def digest(doc: dict[str, Any]) -> str:
 class CheckpointStore:
     """The checkpoints of one squaring task in one directory."""
 
-    def __init__(self, directory: str | Path, task: SquaringTask, keep: int = KEEP, kind: str = "timelock"):
+    def __init__(self, directory: str | Path, task: SquaringTask, keep: int = KEEP, kind: str = "timelock",
+                 noun: str = "puzzle"):
         self.directory = Path(directory)
+        self.noun = noun            # what the task is, in messages: a puzzle, a VDF evaluation
         self.task = task
         self.keep = max(2, keep)
         self.format = CHECKPOINT_FORMAT if kind == "timelock" else f"modforge-{kind}-checkpoint"
         self.prefix = f"{kind}-{task.id[:16]}-"
-        self._name = re.compile(re.escape(self.prefix) + r"(\d{20})\.json")
+        self._name = re.compile(re.escape(self.prefix) + r"([0-9]{20})\.json")     # ASCII digits only
 
     def path_for(self, step: int) -> Path:
         return self.directory / f"{self.prefix}{step:020d}.json"
@@ -98,7 +100,7 @@ class CheckpointStore:
         if not os.access(self.directory, os.W_OK | os.X_OK):
             raise ParameterError("checkpoint-dir", f"cannot write in {str(self.directory)!r} (permission denied)")
         with exclusive_lock(self.directory / f"{self.prefix}lock", "checkpoint-dir",
-                            f"another solver is working on this puzzle in {str(self.directory)!r}"):
+                            f"another solver is working on this {self.noun} in {str(self.directory)!r}"):
             remove_stale_temps(self.directory, self.prefix)
             yield
 
@@ -155,7 +157,7 @@ class CheckpointStore:
         if doc.get("sha256") != digest(doc):
             raise CheckpointCorrupt(path, "SHA-256 of the contents does not match (the file was damaged)")
         if doc.get("task_id") != self.task.id:
-            raise CheckpointCorrupt(path, "belongs to another puzzle (task id differs)")
+            raise CheckpointCorrupt(path, f"belongs to another {self.noun} (task id differs)")
         try:
             step = int(doc["step"], 16)
             value = int(doc["value"], 16)
@@ -166,7 +168,7 @@ class CheckpointStore:
         if m is None or int(m.group(1)) != step:
             raise CheckpointCorrupt(path, "step in the file name differs from the step inside")
         if t != self.task.t:
-            raise CheckpointCorrupt(path, f"t is {t}, this puzzle's t is {self.task.t}")
+            raise CheckpointCorrupt(path, f"t is {t}, this {self.noun}'s t is {self.task.t}")
         if not 1 <= step <= t:
             raise CheckpointCorrupt(path, f"step {step} is outside 1..t")
         if not 0 < value < self.task.n or math.gcd(value, self.task.n) != 1:

@@ -321,7 +321,9 @@ def trapdoor_document(puzzle: PuzzleFile, p: int, q: int) -> dict[str, Any]:
 
 
 def load_trapdoor(path: str | Path, puzzle: PuzzleFile) -> tuple[int, int]:
-    """(p, q) from a trapdoor file, checked against the puzzle's modulus."""
+    """(p, q) from a trapdoor file: two distinct primes whose product is the puzzle's modulus."""
+    import gmpy2
+
     try:
         data = read_bounded(path, MAX_TRAPDOOR_FILE_BYTES, repr(str(path)))
     except InputTooLarge as exc:
@@ -329,11 +331,21 @@ def load_trapdoor(path: str | Path, puzzle: PuzzleFile) -> tuple[int, int]:
     except OSError as exc:
         raise ParameterError("trapdoor", f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     doc = load_json(data, "trapdoor", "a JSON trapdoor file")
-    if not isinstance(doc, dict) or doc.get("format") != TRAPDOOR_FORMAT or doc.get("version") != TRAPDOOR_VERSION:
+    # The version exactly the integer 1: not true, not 1.0 (both compare equal to 1).
+    if not isinstance(doc, dict) or doc.get("format") != TRAPDOOR_FORMAT or type(doc.get("version")) is not int \
+            or doc["version"] != TRAPDOOR_VERSION:
         raise ParameterError("trapdoor", f"not a {TRAPDOOR_FORMAT} version {TRAPDOOR_VERSION} file")
     p, q = _int_field(doc, "p", "trapdoor"), _int_field(doc, "q", "trapdoor")
     if p * q != puzzle.task.n or p < 2 or q < 2:
         raise ParameterError("trapdoor", "p * q is not this puzzle's modulus")
+    # The CRT in trapdoor_solution needs two distinct primes (p = q has no inverse of q modulo p, and a
+    # composite factor gives exponents reduced modulo the wrong group order).
+    if p == q:
+        raise ParameterError("trapdoor", f"{str(path)!r} has p equal to q: a trapdoor file holds two distinct "
+                                         f"primes")
+    for name, value in (("p", p), ("q", q)):
+        if not gmpy2.is_prime(value):
+            raise ParameterError("trapdoor", f"{str(path)!r}: field {name!r} is not a prime")
     return p, q
 
 

@@ -53,6 +53,7 @@ class ChainHooks:
     """
 
     kind = "timelock"           # names the checkpoint files and their format (CheckpointStore)
+    noun = "puzzle"             # what the chain is, in messages ("checkpoint file(s) of this puzzle")
 
     def resume(self, checkpoint: Checkpoint | None) -> None:
         pass
@@ -177,7 +178,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
     if use_checkpoints:
         directory = Path(checkpoint_dir) if checkpoint_dir is not None else \
             default_checkpoint_dir(puzzle.path if isinstance(puzzle, PuzzleFile) else None)
-        store = CheckpointStore(directory, task, kind=hooks.kind)
+        store = CheckpointStore(directory, task, kind=hooks.kind, noun=hooks.noun)
     result = SolveResult(label=puzzle.label, task=task, finished=False, step=0, start_step=0,
                          backend=ring.backend, checkpoint_dir=store.directory if store else None)
 
@@ -205,13 +206,13 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
                                   f"kept as {bad.path.name}.corrupt", path=str(bad.path), reason=bad.reason)
             if ckpt is None and rejected:
                 raise _with_result(TimelockError(
-                    f"no usable checkpoint: all {len(rejected)} checkpoint file(s) of this puzzle in "
+                    f"no usable checkpoint: all {len(rejected)} checkpoint file(s) of this {hooks.noun} in "
                     f"{store.directory} are corrupted; rerun with --restart to start over from step 0"), result)
             quarantined = store.quarantined() if ckpt is None else []
             if quarantined:
                 # The corrupted files were moved aside by an earlier run: still no silent start from 0.
                 raise _with_result(TimelockError(
-                    f"no usable checkpoint: {len(quarantined)} checkpoint file(s) of this puzzle in "
+                    f"no usable checkpoint: {len(quarantined)} checkpoint file(s) of this {hooks.noun} in "
                     f"{store.directory} were found corrupted earlier (*.corrupt); rerun with --restart to start "
                     f"over from step 0"), result)
             hooks.resume(ckpt)

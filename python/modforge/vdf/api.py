@@ -63,16 +63,24 @@ def verify(proof: Proof | dict, *, backend: str = "auto") -> Verdict:
             require_t(proof.t)
         except ParameterError as exc:
             raise Reject(str(exc)) from None
-        ring = ModRing(group.modulus, backend=backend)
+        # A Proof object is checked here as a document is by Proof.from_document: the body of its type only
+        # (the other type's field is not ignored), and mu a sequence (a dict or set would give its keys).
         if ptype == "wesolowski":
             if proof.pi is None:
                 raise Reject("missing field 'proof.pi'")
-            wesolowski.verify(group, ring, proof.x, proof.t, proof.y, proof.pi)
+            if proof.mu is not None:
+                raise Reject("unexpected field 'proof.mu' (a wesolowski proof has 'proof.pi' only)")
         else:
             if proof.mu is None:
                 raise Reject("missing field 'proof.mu'")
-            if isinstance(proof.mu, (str, bytes)) or not hasattr(proof.mu, "__iter__"):
+            if proof.pi is not None:
+                raise Reject("unexpected field 'proof.pi' (a pietrzak proof has 'proof.mu' only)")
+            if not isinstance(proof.mu, (list, tuple)):
                 raise Reject(f"proof.mu must be a list of group elements, got {type(proof.mu).__name__}")
+        ring = ModRing(group.modulus, backend=backend)
+        if ptype == "wesolowski":
+            wesolowski.verify(group, ring, proof.x, proof.t, proof.y, proof.pi)
+        else:
             pietrzak.verify(group, ring, proof.x, proof.t, proof.y, list(proof.mu))
     except Reject as exc:
         return Verdict(False, exc.reason, ptype, time.perf_counter() - start)

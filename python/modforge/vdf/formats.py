@@ -133,6 +133,11 @@ def _check_version(doc: dict) -> None:
 
 
 def _check_fields(doc: dict, fields: tuple[str, ...], prefix: str) -> None:
+    # A dict built in Python (the API takes one) may have keys JSON cannot: name the first, do not sort them.
+    odd = [k for k in doc if not isinstance(k, str)]
+    if odd:
+        where = f"field '{prefix[:-1]}'" if prefix else "the document"
+        raise Reject(f"{where} has a key that is not a string: {repr(odd[0])[:40]} ({type(odd[0]).__name__})")
     missing = [f for f in fields if f not in doc]
     if missing:
         raise Reject("missing field" + ("s " if len(missing) > 1 else " ") + ", ".join(f"'{prefix}{f}'" for f in missing))

@@ -34,9 +34,9 @@ from ..fileio import (InputTooLarge, atomic_write, exclusive_lock, fsync_dir, re
 from ..timelock.checkpoint import Checkpoint
 from ..timelock.puzzle import SquaringTask, TimelockError, canonical_json
 from ..timelock.solver import ChainHooks, SolveResult, solve
-from .evaluation import Evaluation, Targets, positions_for, require_t
+from .evaluation import MAX_T, Evaluation, Targets, positions_for, require_t
 from .group import Group
-from .plan import PietrzakPlan, WesolowskiPlan
+from .plan import MAX_WINDOW_BITS, PietrzakPlan, WesolowskiPlan, pietrzak_rounds
 from .proof_progress import ProofProgress
 
 KIND = "vdf-eval"
@@ -90,6 +90,23 @@ def session_id(group: Group, x: int, t: int, kept: Iterable[str]) -> str:
     """SHA-256 over the statement and the proof types whose values the session keeps."""
     return hashlib.sha256(canonical_json({"tag": SESSION_TAG, "modulus": hex(group.modulus), "x": hex(x),
                                           "t": hex(t), "kept": sorted(set(kept))})).hexdigest()
+
+
+def _plan_fields(doc: dict[str, Any], name: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The plan object ``doc[name]`` with exactly ``fields``; ValueError otherwise (a damaged plan file)."""
+    plan = doc[name]
+    if not isinstance(plan, dict) or set(plan) != set(fields):
+        raise ValueError(f"field {name!r} must be an object with the fields {', '.join(fields)}")
+    return plan
+
+
+def _plan_int(plan: dict[str, Any], name: str, low: int, high: int | None = None) -> int:
+    """A plan's number: a JSON integer (not a string, float or boolean) from ``low`` to ``high`` (if any)."""
+    value = plan[name.partition(".")[2]]
+    if type(value) is not int or value < low or (high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise ValueError(f"field {name!r} must be a JSON integer {span}, got {str(value)[:40]!r}")
+    return value
 
 
 def _digest(doc: dict[str, Any]) -> str:
@@ -153,12 +170,18 @@ class Session:
             if doc.get("session") != self.id:
                 raise ValueError("belongs to another statement (session id differs)")
             wes = pie = None
+            for name in ("wesolowski", "pietrzak"):
+                if (doc[name] is not None) != (name in self.kept):
+                    raise ValueError(f"field {name!r} does not match the proof types of this session")
             if doc["wesolowski"] is not None:
-                w = doc["wesolowski"]
-                wes = WesolowskiPlan(self.t, int(w["kappa"]), int(w["window_bits"]), int(w["parts"]))
+                w = _plan_fields(doc, "wesolowski", ("kappa", "window_bits", "parts"))
+                wes = WesolowskiPlan(self.t, _plan_int(w, "wesolowski.kappa", 1, MAX_T),
+                                     _plan_int(w, "wesolowski.window_bits", 1, MAX_WINDOW_BITS),
+                                     _plan_int(w, "wesolowski.parts", 1))
             if doc["pietrzak"] is not None:
-                p = doc["pietrzak"]
-                pie = PietrzakPlan(self.t, int(p["depth"]), int(p["parts"]))
+                p = _plan_fields(doc, "pietrzak", ("depth", "parts"))
+                pie = PietrzakPlan(self.t, _plan_int(p, "pietrzak.depth", 0, pietrzak_rounds(self.t)),
+                                   _plan_int(p, "pietrzak.parts", 1))
         except (ValueError, KeyError, TypeError) as exc:
             raise TimelockError(f"{self.plan_path}: {exc}; rerun with --restart to start this evaluation "
                                 f"over") from None
@@ -228,6 +251,7 @@ class EvalJournal(ChainHooks):
     """
 
     kind = KIND
+    noun = "VDF evaluation"
 
     def __init__(self, session: Session, targets: Targets):
         self.session = session
