@@ -45,7 +45,7 @@ def test_create_checks_every_path_before_generating_a_key(tmp_path, option) -> N
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     paths = {"--out": tmp_path / "p.json", "--keep-trapdoor": tmp_path / "p.trap"}
-    for bad, reason in ((blocker / "x.json", "does not exist"), (tmp_path, "is a directory"), ("", "empty path")):
+    for bad, reason in ((blocker / "x.json", "is not a directory"), (tmp_path, "is a directory"), ("", "empty path")):
         args = dict(paths, **{option: bad})
         res = run("create", "--bits", 256, "--t", 50, "--message", "m", *[x for kv in args.items() for x in kv])
         one_line_error(res, reason)
