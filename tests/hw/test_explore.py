@@ -76,3 +76,8 @@ def test_explore_cli(tmp_path, stub_synthesis):
     assert (tmp_path / "pareto.png").exists()
     res = CliRunner().invoke(explore_cmd, ["--bits", "64,x", "--out", str(tmp_path)])
     assert res.exit_code == 2
+    # A value given twice is one point, not duplicate rows.
+    res = CliRunner().invoke(explore_cmd, ["--archs", "ozturk,ozturk", "--bits", "64,64", "--word-bits", "16,16",
+                                           "--jobs", "1", "--out", str(tmp_path / "dup"), "--json"])
+    assert res.exit_code == 0, res.output
+    assert len(json.loads(res.output)["points"]) == 1

@@ -211,3 +211,28 @@ def test_without_the_toolchain_hw_says_how_to_install_it(tmp_path, args) -> None
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "the hardware toolchain is not installed (no module 'amaranth" in lines[0] \
         and "pip install 'modforge[hw]'" in lines[0], proc.stderr
+
+
+def test_sigterm_during_a_simulation_leaves_no_temporary_directory(tmp_path) -> None:
+    """SIGTERM unwinds like Ctrl-C (exit 130): the run's temporary directory goes with it (it was left)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    runner = "import sys; from modforge.cli.main import main; sys.argv = ['modforge', *sys.argv[1:]]; main()"
+    proc = subprocess.Popen([sys.executable, "-c", runner, "hw", "sim", "ozturk", "--bits", "64",
+                             "--vectors", "2000000", "--chain", "2"],
+                            env=dict(os.environ, TMPDIR=str(tmp_path)), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240            # a first run builds the design before its vectors
+    while not list(tmp_path.glob("modforge-hw-*")):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the simulation never started"
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "modforge: interrupted" in err
+    assert not list(tmp_path.glob("modforge-hw-*"))

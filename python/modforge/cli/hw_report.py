@@ -39,7 +39,7 @@ def _int_list(text: str, what: str) -> list[int]:
         raise ParameterError(what, f"must be a comma-separated list of integers, got {text!r}") from None
     if not out:
         raise ParameterError(what, "is empty")
-    return out
+    return list(dict.fromkeys(out))          # a value given twice is one point of the sweep, not two rows
 
 
 def _targets(target: str) -> tuple[str, ...]:
@@ -149,7 +149,7 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
     from ..hw.explore import explore, grid
 
     try:
-        arch_list = [a for a in archs.replace(" ", "").split(",") if a]
+        arch_list = list(dict.fromkeys(a for a in archs.replace(" ", "").split(",") if a))
         if not arch_list:
             raise ParameterError("archs", "is empty")
         bits = _int_list(bits_text, "bits")

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import sys
 from typing import Any
 
@@ -457,7 +458,14 @@ def demo(models: bool, duration: str, bits: int) -> None:
     sys.exit(run_main_job(duration, bits))
 
 
+def _terminated(signum, frame) -> None:
+    # SIGTERM unwinds like Ctrl-C: temporary directories and lock files are cleaned up on the way out
+    # (commands that checkpoint install their own handler while they run).
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminated)
     cli(prog_name="modforge")
 
 
