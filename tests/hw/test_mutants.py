@@ -9,6 +9,7 @@ exactly while idle, ``out_valid`` is a one-cycle pulse per result).
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -25,11 +26,13 @@ MUTANTS = [
     # (architecture, what the mutant breaks, pattern, replacement, the line the harness must print)
     ("ozturk", "result", r"out_z <= ([^;]+);", r"out_z <= (\1) ^ 1'h1;", "MISMATCH"),
     ("ozturk", "out_valid", r"out_valid <= [^;]+;", "out_valid <= ~ rst;", "PROTOCOL"),
+    # No result ever: mismatches, without a breach reported for every cycle it waited.
+    ("ozturk", "no out_valid", r"out_valid <= [^;]+;", "out_valid <= 1'h0;", "MISMATCH"),
     ("predictive-montgomery", "in_ready", r"assign in_ready = [^;]+;", "assign in_ready = 1'h1;", "PROTOCOL"),
 ]
 
 
-@pytest.mark.parametrize("arch,broken,pattern,replacement,marker", MUTANTS, ids=[f"{m[0]}-{m[1]}" for m in MUTANTS])
+@pytest.mark.parametrize("arch,broken,pattern,replacement,marker", MUTANTS, ids=[f"{m[0]}-{m[1].replace(' ', '_')}" for m in MUTANTS])
 def test_a_mutant_fails_the_simulation(tmp_path: Path, arch: str, broken: str, pattern: str, replacement: str,
                                        marker: str) -> None:
     d = design(arch, 64)
@@ -45,6 +48,9 @@ def test_a_mutant_fails_the_simulation(tmp_path: Path, arch: str, broken: str, p
     res = subprocess.run([str(exe), str(vectors)], capture_output=True, text=True, timeout=300)
     assert res.returncode == 1, f"the {broken} mutant passed:\n{res.stdout[-2000:]}"
     assert marker in res.stdout, res.stdout[-2000:]
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    # At most two breaches per result (while waiting, and at it), not one per cycle waited.
+    assert summary["protocol_errors"] <= 2 * summary["outputs"], summary
 
 
 def test_the_unmutated_design_passes_the_same_run(tmp_path: Path) -> None:

@@ -208,7 +208,9 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
         if doc["mismatch_report"]:
             click.echo(doc["mismatch_report"])
     if not ok:
-        problems = [f"{doc['mismatches']} mismatch(es) between the RTL and the model"]
+        problems = []
+        if doc["mismatches"] or not doc["protocol_errors"]:
+            problems.append(f"{doc['mismatches']} mismatch(es) between the RTL and the model")
         if doc["protocol_errors"]:
             problems.append(f"{doc['protocol_errors']} handshake error(s)")
         click.echo(f"modforge: error: {' and '.join(problems)}", err=True)

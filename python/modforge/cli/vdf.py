@@ -552,13 +552,21 @@ def _pinned_statement(proof, group, x_text: str | None, x: int | None, t: int | 
     """An invalid Verdict naming the first field of the proof's statement that differs from its option, or None.
 
     ``x`` is ``--x`` read in the group of ``--modulus``; without it (None), ``x_text`` is read in the group of
-    the proof's modulus (a number must be a canonical element of it, as for ``vdf eval``: exit 2 otherwise)."""
+    the proof's modulus, and a number that is no canonical element of it makes the proof invalid."""
     from ..vdf.api import Verdict
 
     if group is not None and proof.modulus != group.modulus:
         return Verdict(False, "modulus differs from --modulus: the proof is for another N", proof.type)
     if x_text is not None:
-        if (x if x is not None else parse_x(proof.group, x_text)) != proof.x:
+        if x is None:
+            # Read in the proof's group, which the prover chose: a number that is no element of it is
+            # another statement (an invalid proof), not bad usage.
+            try:
+                x = parse_x(proof.group, x_text)
+            except ParameterError as exc:
+                return Verdict(False, f"x differs from --x: --x is no element of the proof's group ({exc})",
+                               proof.type)
+        if x != proof.x:
             return Verdict(False, "x differs from --x: the proof is for another input", proof.type)
     if t is not None and proof.t != t:
         return Verdict(False, f"t differs from --t: the proof is for t = {proof.t}, not {t}", proof.type)

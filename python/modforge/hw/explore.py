@@ -17,12 +17,13 @@ from __future__ import annotations
 import csv
 import json
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from ..arith.base import ParameterError
+from .pool import worker_pool
 
 CSV_FIELDS = ["arch", "bits", "word_bits", "target", "status", "method", "cycles_per_op", "latency", "lut", "ff",
               "dsp", "carry", "muxf", "ram_cells", "rom_bits", "depth", "flat", "declared_dsp", "seconds", "error"]
@@ -88,7 +89,7 @@ def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
             if progress:
                 progress(rows[p])
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as ex:
+        with worker_pool(jobs) as ex:
             futs = {ex.submit(run_point, p, target): p for p in points}
             for f in as_completed(futs):
                 rows[futs[f]] = f.result()
