@@ -32,20 +32,28 @@ MUTANTS = [
 ]
 
 
-@pytest.mark.parametrize("arch,broken,pattern,replacement,marker", MUTANTS, ids=[f"{m[0]}-{m[1].replace(' ', '_')}" for m in MUTANTS])
-def test_a_mutant_fails_the_simulation(tmp_path: Path, arch: str, broken: str, pattern: str, replacement: str,
-                                       marker: str) -> None:
+def simulate_edited(tmp_path: Path, arch: str, edit=lambda rtl: rtl) -> subprocess.CompletedProcess:
+    """Build the 64-bit design of ``arch`` with ``edit`` applied to its RTL and run a short vector file."""
     d = design(arch, 64)
     files = generate(d)
-    rtl = files[rtl_name(d)]
-    mutated, count = re.subn(pattern, replacement, rtl)
-    assert count == 1, f"the pattern {pattern!r} should match one line of the generated RTL, matched {count}"
-    (tmp_path / "top.v").write_text(mutated)
+    (tmp_path / "top.v").write_text(edit(files[rtl_name(d)]))
     (tmp_path / "harness.cpp").write_text(files["harness.cpp"])
     exe = vl.build([tmp_path / "top.v"], tmp_path / "harness.cpp", top_name(d), tmp_path / "obj", jobs=1)
     vectors = tmp_path / "vectors.txt"
     write_vectors(source_for(d), vectors, vectors=30, chain=20, seed=7)
-    res = subprocess.run([str(exe), str(vectors)], capture_output=True, text=True, timeout=300)
+    return subprocess.run([str(exe), str(vectors)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("arch,broken,pattern,replacement,marker", MUTANTS,
+                         ids=[f"{m[0]}-{m[1].replace(' ', '_')}" for m in MUTANTS])
+def test_a_mutant_fails_the_simulation(tmp_path: Path, arch: str, broken: str, pattern: str, replacement: str,
+                                       marker: str) -> None:
+    def mutate(rtl: str) -> str:
+        mutated, count = re.subn(pattern, replacement, rtl)
+        assert count == 1, f"the pattern {pattern!r} should match one line of the generated RTL, matched {count}"
+        return mutated
+
+    res = simulate_edited(tmp_path, arch, mutate)
     assert res.returncode == 1, f"the {broken} mutant passed:\n{res.stdout[-2000:]}"
     assert marker in res.stdout, res.stdout[-2000:]
     summary = json.loads(res.stdout.strip().splitlines()[-1])
@@ -55,13 +63,6 @@ def test_a_mutant_fails_the_simulation(tmp_path: Path, arch: str, broken: str, p
 
 def test_the_unmutated_design_passes_the_same_run(tmp_path: Path) -> None:
     """The control: the same flow without a mutation exits 0, so the failures above are the mutations'."""
-    d = design("predictive-montgomery", 64)
-    files = generate(d)
-    (tmp_path / "top.v").write_text(files[rtl_name(d)])
-    (tmp_path / "harness.cpp").write_text(files["harness.cpp"])
-    exe = vl.build([tmp_path / "top.v"], tmp_path / "harness.cpp", top_name(d), tmp_path / "obj", jobs=1)
-    vectors = tmp_path / "vectors.txt"
-    write_vectors(source_for(d), vectors, vectors=30, chain=20, seed=7)
-    res = subprocess.run([str(exe), str(vectors)], capture_output=True, text=True, timeout=300)
+    res = simulate_edited(tmp_path, "predictive-montgomery")
     assert res.returncode == 0, res.stdout[-2000:]
     assert '"protocol_errors": 0' in res.stdout

@@ -159,24 +159,32 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
         for tmp in staged.values():
             discard_staged(tmp)
         raise
-    order = [name for name in files if name != "manifest.json"] + [n for n in files if n == "manifest.json"]
+    # The new files, then the stale ones out, then the manifest that lists what is there.
+    names = [name for name in files if name != "manifest.json"] + (["manifest.json"] if "manifest.json" in files
+                                                                   else [])
     paths = []
-    for i, name in enumerate(order):
+    for i, name in enumerate(names):
         if name == "manifest.json":
-            for stale_name in old:
-                if not isinstance(stale_name, str) or stale_name in files or Path(stale_name).name != stale_name:
-                    continue              # only plain file names of this directory that this generation drops
-                stale = out_dir / stale_name
-                if stale.is_file() and not stale.is_symlink():
-                    stale.unlink()
+            _remove_stale(out_dir, old, files)
         try:
             commit_staged(staged[name], out_dir / name)
         except BaseException:
-            for rest in order[i + 1:]:
+            for rest in names[i + 1:]:
                 discard_staged(staged[rest])
             raise
         paths.append(out_dir / name)
     return paths
+
+
+def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
+    """The files an earlier manifest listed that this generation does not write: plain names of this
+    directory only, regular files only."""
+    for name in old:
+        if not isinstance(name, str) or name in files or Path(name).name != name:
+            continue
+        stale = out_dir / name
+        if stale.is_file() and not stale.is_symlink():
+            stale.unlink()
 
 
 # ---------------------------------------------------------------------------------------- cache
