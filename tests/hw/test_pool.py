@@ -1,14 +1,18 @@
 """The hardware flow's worker pool stops when the run is interrupted: queued tasks are cancelled, running
-ones stopped, and the workers take the default SIGTERM even when the parent has its own handler."""
+ones stopped, the workers take the default SIGTERM even when the parent has its own handler, and the tools
+a stopped worker was running stop with it."""
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from modforge.hw.pool import worker_pool
+from modforge.hw.pool import run_tool, worker_pool
 
 
 def _nap(seconds: float) -> float:
@@ -45,3 +49,44 @@ def test_workers_take_the_default_sigterm() -> None:
             assert set(pool.map(_sigterm_handler_name, range(4))) == {"default"}
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+def _long_tool(pidfile: str) -> int:
+    # The tool's pid is published atomically, then it sleeps far longer than the test waits.
+    return run_tool(["sh", "-c", f"echo $$ > {pidfile}.tmp && mv {pidfile}.tmp {pidfile} && exec sleep 120"]).returncode
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie no longer does: a container's init may be slow to reap it)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return fields[0] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_stopped_worker_takes_its_tool_with_it(tmp_path: Path) -> None:
+    pidfile = tmp_path / "tool.pid"
+    with pytest.raises(KeyboardInterrupt):
+        with worker_pool(1) as pool:
+            pool.submit(_long_tool, str(pidfile))
+            deadline = time.monotonic() + 30
+            while not pidfile.exists():
+                assert time.monotonic() < deadline, "the tool never started"
+                time.sleep(0.05)
+            raise KeyboardInterrupt
+    pid = int(pidfile.read_text())
+    try:
+        deadline = time.monotonic() + 10
+        while _running(pid):
+            assert time.monotonic() < deadline, f"the tool (pid {pid}) outlived its stopped worker by 10 s"
+            time.sleep(0.05)
+    finally:
+        if _running(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_outside_a_worker_a_tool_runs_as_subprocess_does() -> None:
+    out = run_tool(["sh", "-c", "echo out; echo err >&2; exit 3"], capture_output=True, text=True)
+    assert (out.returncode, out.stdout, out.stderr) == (3, "out\n", "err\n")

@@ -20,7 +20,6 @@ import fcntl
 import hashlib
 import json
 import shutil
-import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
@@ -36,6 +35,7 @@ from . import verilator as vl
 from .common import GENERATOR, HW_VERSION, digest, params_dict
 from .errors import HardwareError
 from .paths import cache_root
+from .pool import run_tool
 from .registry import ARCHITECTURES, arch_info
 
 HEADER_PREFIX = "DO NOT EDIT"
@@ -315,7 +315,7 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
                               header=header(design, "#"), chain_x=chain_x)
         t_vec = time.perf_counter() - t0
         t0 = time.perf_counter()
-        res = subprocess.run([str(b.exe), str(vec)], capture_output=True, text=True)
+        res = run_tool([str(b.exe), str(vec)], capture_output=True, text=True)
         t_sim = time.perf_counter() - t0
     lines = res.stdout.strip().splitlines()
     summary: dict[str, Any] = {}

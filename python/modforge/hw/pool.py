@@ -8,23 +8,67 @@ Two things a bare ``ProcessPoolExecutor`` gets wrong when the run is stopped (Ct
   each worker's current task into an error and the workers went on with the queue.
 
 :func:`worker_pool` cancels what is queued, stops the workers, and gives them the default SIGTERM.
+A stopped worker dies at once, so the tool it was running (Yosys, Verilator, a simulation) would be
+left to finish alone: tools go through :func:`run_tool`, which inside a worker asks Linux to send the
+tool SIGTERM when the worker dies (``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import os
 import signal
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Callable, Iterator
+
+PR_SET_PDEATHSIG = 1    # <linux/prctl.h>
+
+# Set in pool workers: the prctl call their tools' children make between fork and exec.
+_die_with_worker: Callable[[], None] | None = None
 
 
-def _default_sigterm() -> None:
+def _pdeathsig_setter() -> Callable[[], None] | None:
+    """A function for ``preexec_fn`` that makes the child get SIGTERM when its parent dies (Linux), or None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    worker = os.getpid()
+
+    def die_with_worker() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != worker:      # the worker died before the prctl: nobody would send the signal
+            os._exit(1)
+
+    return die_with_worker
+
+
+def _worker_init() -> None:
+    global _die_with_worker
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_worker = _pdeathsig_setter()
+
+
+def run_tool(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
+    """``subprocess.run`` for the hardware tools.  In a pool worker the tool dies with the worker.
+
+    (Outside workers nothing is added: there ``subprocess.run`` kills the tool when an interrupt reaches
+    it, and a ``preexec_fn`` is unsafe in a process with threads, such as a progress bar's.)
+    """
+    if _die_with_worker is not None:
+        kwargs.setdefault("preexec_fn", _die_with_worker)
+    return subprocess.run(command, **kwargs)
 
 
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_default_sigterm)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
     try:
         yield pool
     except BaseException:

@@ -41,7 +41,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -54,6 +53,7 @@ from typing import Any, Callable, Iterator
 
 from ..arith.base import ParameterError
 from .errors import INSTALL_HINT, HardwareError
+from .pool import run_tool
 
 SYNTH_VERSION = "1"            # bump when the scripts or the figure extraction change
 FLAT_LIMIT = 256               # widths up to this are synthesised flat by default
@@ -106,7 +106,7 @@ def yosys_version() -> str:
 
 @lru_cache(maxsize=4)
 def _version_of(command: tuple[str, ...]) -> str:
-    res = subprocess.run([*command, "-V"], capture_output=True, text=True, timeout=900)
+    res = run_tool([*command, "-V"], capture_output=True, text=True, timeout=900)
     line = (res.stdout.strip().splitlines() or ["unknown"])[-1]
     m = re.match(r"(.*?Yosys [0-9.+a-z-]+(?: \(git sha1 [0-9a-f]+)?)", line)
     return (m.group(1) + (")" if "(git" in m.group(1) else "")) if m else line
@@ -348,7 +348,7 @@ def run_yosys(sources: dict[str, str], target: str, top: str | None, *, flatten:
             (d / name).write_text(text)
         (d / "run.ys").write_text("\n".join(script) + "\n")
         t0 = time.perf_counter()
-        res = subprocess.run([*yosys_command(), "-q", "-l", "yosys.log", "run.ys"], cwd=d, capture_output=True,
+        res = run_tool([*yosys_command(), "-q", "-l", "yosys.log", "run.ys"], cwd=d, capture_output=True,
                              text=True, timeout=timeout)
         secs = time.perf_counter() - t0
         log = (d / "yosys.log").read_text(errors="replace") if (d / "yosys.log").exists() else ""

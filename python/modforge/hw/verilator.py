@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..arith.base import ParameterError
 from .errors import INSTALL_HINT, HardwareError
+from .pool import run_tool
 
 # The wheel's verilated.mk was configured with some compiler probes empty; the precompiled
 # header then fails to be included ("linker input file unused").  Give make what configure
@@ -81,7 +82,7 @@ def lint(rtl: list[Path], top: str, cwd: Path) -> subprocess.CompletedProcess:
     """``verilator --lint-only -Wall`` with the documented waivers only."""
     _require_perl()
     cmd = [binary(), "--lint-only", "-Wall", *waiver_flags(), "--top-module", top, *[str(p) for p in rtl]]
-    return subprocess.run(cmd, cwd=cwd, env=environment(), capture_output=True, text=True)
+    return run_tool(cmd, cwd=cwd, env=environment(), capture_output=True, text=True)
 
 
 def build(rtl: list[Path], harness: Path, top: str, obj_dir: Path, exe: str = "sim", jobs: int | None = None,
@@ -94,7 +95,7 @@ def build(rtl: list[Path], harness: Path, top: str, obj_dir: Path, exe: str = "s
     cmd = [binary(), "--cc", "--exe", "--build", "-j", str(jobs), "--top-module", top, "-Wall", *waiver_flags(),
            "--x-assign", "fast", "--x-initial", "fast", "--Mdir", str(obj_dir), "-o", exe,
            "-CFLAGS", opt, "-MAKEFLAGS", MAKE_FIXES, *[str(p) for p in rtl], str(harness)]
-    res = subprocess.run(cmd, cwd=obj_dir.parent, env=environment(), capture_output=True, text=True)
+    res = run_tool(cmd, cwd=obj_dir.parent, env=environment(), capture_output=True, text=True)
     if res.returncode != 0:
         raise HardwareError(f"verilator build failed ({' '.join(cmd[:3])} ...):\n{res.stdout[-4000:]}\n{res.stderr[-4000:]}")
     out = obj_dir / exe
