@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,8 +53,11 @@ def test_workers_take_the_default_sigterm() -> None:
 
 
 def _long_tool(pidfile: str) -> int:
-    # The tool's pid is published atomically, then it sleeps far longer than the test waits.
-    return run_tool(["sh", "-c", f"echo $$ > {pidfile}.tmp && mv {pidfile}.tmp {pidfile} && exec sleep 120"]).returncode
+    # Like a synthesis run: a temporary directory, and a tool in it that publishes its pid atomically (with
+    # the directory's path) and then sleeps far longer than the test waits.
+    with tempfile.TemporaryDirectory(prefix="modforge-test-") as work:
+        return run_tool(["sh", "-c", f"echo $$ {work} > {pidfile}.tmp && mv {pidfile}.tmp {pidfile} && exec sleep 120"],
+                        cwd=work).returncode
 
 
 def _running(pid: int) -> bool:
@@ -66,7 +70,7 @@ def _running(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_a_stopped_worker_takes_its_tool_with_it(tmp_path: Path) -> None:
+def test_a_stopped_worker_takes_its_tool_and_temporary_directory_with_it(tmp_path: Path) -> None:
     pidfile = tmp_path / "tool.pid"
     with pytest.raises(KeyboardInterrupt):
         with worker_pool(1) as pool:
@@ -76,7 +80,8 @@ def test_a_stopped_worker_takes_its_tool_with_it(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, "the tool never started"
                 time.sleep(0.05)
             raise KeyboardInterrupt
-    pid = int(pidfile.read_text())
+    pid_text, work = pidfile.read_text().split()
+    pid = int(pid_text)
     try:
         deadline = time.monotonic() + 10
         while _running(pid):
@@ -85,8 +90,22 @@ def test_a_stopped_worker_takes_its_tool_with_it(tmp_path: Path) -> None:
     finally:
         if _running(pid):
             os.kill(pid, signal.SIGKILL)
+    assert not Path(work).exists(), f"the stopped worker's temporary directory {work} is still there"
 
 
 def test_outside_a_worker_a_tool_runs_as_subprocess_does() -> None:
     out = run_tool(["sh", "-c", "echo out; echo err >&2; exit 3"], capture_output=True, text=True)
     assert (out.returncode, out.stdout, out.stderr) == (3, "out\n", "err\n")
+
+
+def _temporary_parent(_: int) -> str:
+    with tempfile.TemporaryDirectory() as d:
+        return str(Path(d).parent)
+
+
+def test_the_workers_temporary_root_goes_with_the_pool() -> None:
+    with worker_pool(2) as pool:
+        roots = set(pool.map(_temporary_parent, range(4)))
+    assert len(roots) == 1
+    root = roots.pop()
+    assert Path(root).name.startswith("modforge-pool-") and not Path(root).exists()

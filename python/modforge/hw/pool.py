@@ -8,9 +8,12 @@ Two things a bare ``ProcessPoolExecutor`` gets wrong when the run is stopped (Ct
   each worker's current task into an error and the workers went on with the queue.
 
 :func:`worker_pool` cancels what is queued, stops the workers, and gives them the default SIGTERM.
-A stopped worker dies at once, so the tool it was running (Yosys, Verilator, a simulation) would be
-left to finish alone: tools go through :func:`run_tool`, which inside a worker asks Linux to send the
-tool SIGTERM when the worker dies (``PR_SET_PDEATHSIG``).
+A stopped worker dies at once, without unwinding, so two things it started would outlive it:
+
+* the tool it was running (Yosys, Verilator, a simulation): tools go through :func:`run_tool`, which
+  inside a worker asks Linux to send the tool SIGTERM when the worker dies (``PR_SET_PDEATHSIG``);
+* its temporary directories: the workers' ``tempfile`` root is one directory per pool, removed when
+  the pool ends, however its workers ended.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -49,10 +54,11 @@ def _pdeathsig_setter() -> Callable[[], None] | None:
     return die_with_worker
 
 
-def _worker_init() -> None:
+def _worker_init(temporary_root: str) -> None:
     global _die_with_worker
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_worker = _pdeathsig_setter()
+    tempfile.tempdir = temporary_root
 
 
 def run_tool(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
@@ -68,15 +74,19 @@ def run_tool(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
 
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    temporary_root = tempfile.mkdtemp(prefix="modforge-pool-")
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(temporary_root,))
     try:
-        yield pool
-    except BaseException:
-        # The tasks already running would otherwise hold the exit for their whole length.
-        running = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in running:
-            process.terminate()
+        try:
+            yield pool
+        except BaseException:
+            # The tasks already running would otherwise hold the exit for their whole length.
+            running = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in running:
+                process.terminate()
+            pool.shutdown(wait=True)
+            raise
         pool.shutdown(wait=True)
-        raise
-    pool.shutdown(wait=True)
+    finally:
+        shutil.rmtree(temporary_root, ignore_errors=True)
