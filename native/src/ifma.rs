@@ -178,16 +178,27 @@ const SETS_SHIFT: u32 = 4;
 const KERNEL: u32 = 0;
 
 /// Accumulator sets of the fold per vector count (measured; see
-/// `bench_variants`).
-struct FoldSets([usize; MAX_VECTORS + 1]);
+/// `bench_variants`), and the digit count from which three vectors take
+/// two sets instead of three.
+struct FoldSets([usize; MAX_VECTORS + 1], usize);
 
 impl FoldSets {
-    const fn with_v(&self, v: usize) -> usize {
-        self.0[v]
+    /// Sets for `v` vectors of `l` loop digits.  At three vectors two sets
+    /// leave 6 adds out, and from 20 digits up their chains (half the
+    /// `l + 1` rows each) are still short enough: 1024 bits 1.1-1.7% fewer
+    /// IFMA slots (`bench_variants`), 1.5-2.7% faster side by side, 900 and
+    /// 1000 bits 1-4%; 17 digits (768 bits) was 2-3% slower with two, 18
+    /// (800 bits) even (2026-11-23).
+    const fn with(&self, v: usize, l: usize) -> usize {
+        if v == 3 && l >= self.1 {
+            2
+        } else {
+            self.0[v]
+        }
     }
 }
 
-const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1]);
+const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1], 20);
 
 /// The fold proper: low / high halves of `d_r * table row r` for the `h`
 /// high digits at `dp`, in `S` interleaved accumulator sets, the first set
@@ -344,7 +355,7 @@ unsafe fn sqr_n_with<const V: usize, const V2: usize, const VAR: u32>(
     let mut ds = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
     let mut x = load_digits::<V>(s);
-    let sets = if VAR >> SETS_SHIFT != 0 { (VAR >> SETS_SHIFT) as usize } else { FOLD_SETS.with_v(V) };
+    let sets = if VAR >> SETS_SHIFT != 0 { (VAR >> SETS_SHIFT) as usize } else { FOLD_SETS.with(V, plan.k + 1) };
     if VAR & TWO_CHAINS != 0 {
         // Benchmark only: two independent chains, the second from x + 1.
         let mut ys = Buf([0; BUF]);
@@ -457,7 +468,7 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     let mut xs = Buf([0; BUF]);
     let mut ds = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
-    let sets = FOLD_SETS.with_v(V);
+    let sets = FOLD_SETS.with(V, plan.k + 1);
     let mut x = ct_select_entry::<V>(table, entries, crate::rsa::bits_at(e, (windows - 1) * w, w));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
@@ -531,7 +542,7 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
         // `dbuf` needs no clearing: `fold_tail` writes every lane it reads.
         let cols = mul_cols::<V, V2>(plan.k + 1, xs, ys);
         let zero = [_mm512_setzero_si512(); V];
-        let x = fold_tail::<V, V2>(plan, plan.k, &cols, || (zero, zero), dbuf, FOLD_SETS.with_v(V));
+        let x = fold_tail::<V, V2>(plan, plan.k, &cols, || (zero, zero), dbuf, FOLD_SETS.with(V, plan.k + 1));
         save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
     })
 }
@@ -562,7 +573,7 @@ unsafe fn mul_fold_with<const V: usize, const V2: usize>(
     MUL_SCRATCH.with(|cell| {
         let mut bufs = cell.borrow_mut();
         let dbuf = &mut bufs[2];
-        let x = fold_tail::<V, V2>(plan, k, &cols, || low(xp, &y), dbuf, FOLD_SETS.with_v(V));
+        let x = fold_tail::<V, V2>(plan, k, &cols, || low(xp, &y), dbuf, FOLD_SETS.with(V, plan.k + 1));
         save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
     })
 }
