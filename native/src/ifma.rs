@@ -62,6 +62,24 @@ struct Buf([u64; BUF]);
 
 const M50: i64 = (1 << 50) - 1;
 
+/// `LOW_LANES.0[n]`: all ones in the lanes below `n`, zero above.
+#[repr(C, align(64))]
+struct LaneMasks([[i64; LANES]; LANES]);
+
+static LOW_LANES: LaneMasks = {
+    let mut m = [[0i64; LANES]; LANES];
+    let mut n = 0;
+    while n < LANES {
+        let mut lane = 0;
+        while lane < n {
+            m[n][lane] = -1;
+            lane += 1;
+        }
+        n += 1;
+    }
+    LaneMasks(m)
+};
+
 /// `a + (b << 2)` one lane up: the high halves of block `b`, whose lanes
 /// hold columns `8b+1 .. 8b+8`, moved to columns `8b .. 8b+7` (`prev` is the
 /// block below) and weighted 4.
@@ -128,7 +146,9 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
         rl[v] = if v < kb {
             cols[v]
         } else if v == kb {
-            _mm512_maskz_mov_epi64(!split, cols[v])
+            // An AND with a lane mask the optimiser cannot see: as a masked
+            // move with a constant mask it became a `vpexpandq` (two port-5 uops).
+            _mm512_and_si512(cols[v], _mm512_load_epi64(opaque(LOW_LANES.0[k % LANES].as_ptr())))
         } else {
             zero
         };
@@ -355,7 +375,7 @@ unsafe fn sqr_n_with<const V: usize, const V2: usize, const VAR: u32>(
     let mut ds = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
     let mut x = load_digits::<V>(s);
-    let sets = if VAR >> SETS_SHIFT != 0 { (VAR >> SETS_SHIFT) as usize } else { FOLD_SETS.with(V, plan.k + 1) };
+    let sets = if VAR >> SETS_SHIFT != 0 { (VAR >> SETS_SHIFT) as usize } else { FOLD_SETS.with(V, k + 1) };
     if VAR & TWO_CHAINS != 0 {
         // Benchmark only: two independent chains, the second from x + 1.
         let mut ys = Buf([0; BUF]);
@@ -468,7 +488,7 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     let mut xs = Buf([0; BUF]);
     let mut ds = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
-    let sets = FOLD_SETS.with(V, plan.k + 1);
+    let sets = FOLD_SETS.with(V, k + 1);
     let mut x = ct_select_entry::<V>(table, entries, crate::rsa::bits_at(e, (windows - 1) * w, w));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
@@ -573,7 +593,7 @@ unsafe fn mul_fold_with<const V: usize, const V2: usize>(
     MUL_SCRATCH.with(|cell| {
         let mut bufs = cell.borrow_mut();
         let dbuf = &mut bufs[2];
-        let x = fold_tail::<V, V2>(plan, k, &cols, || low(xp, &y), dbuf, FOLD_SETS.with(V, plan.k + 1));
+        let x = fold_tail::<V, V2>(plan, k, &cols, || low(xp, &y), dbuf, FOLD_SETS.with(V, k + 1));
         save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
     })
 }
