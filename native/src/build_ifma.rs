@@ -329,13 +329,18 @@ fn square_cols(l: usize) -> String {
     writeln!(s, "    let z = _mm512_setzero_si512();").unwrap();
     writeln!(s, "    let _ = (x, dp);").unwrap();
     // Which windows of D come from memory (see `block_code`), measured
-    // against none: up to three vectors all of them (1024 bits: 385 IFMA
-    // slots per step against 405, 3% faster in `sqr_n`); up to six all but
-    // the first high block's, whose rows the fold waits for first (2048
-    // bits: all of them was 6% slower, this rule 0-1% faster); above, none
-    // (3072 bits: 4-5% slower with this rule).
+    // against none: up to two vectors all of them; up to six all but the
+    // first high block's, whose rows the fold waits for first (2048 bits:
+    // all of them was 6% slower, this rule 0-1% faster); above, none (3072
+    // bits: 4-5% slower with this rule).  At three vectors all of them
+    // (1024 bits: 385 IFMA slots per step against 405 for none) gave way to
+    // this rule on 2026-11-23, after the fold's two sets: 14 port-0/5 uops
+    // more (324), but 3.6-5.9 % faster in `sqr_n` side by side (six runs,
+    // also with both loops 64-byte aligned), 1100 bits 5 %, 800-900 bits
+    // 0-4 %: the loads of that block's windows wait for the digit stores,
+    // and the fold waits for that block.
     let first_offsets: Vec<isize> = (0..l).map(|i| 8 * start as isize - i as isize).collect();
-    let memory_windows = if v <= 3 {
+    let memory_windows = if v <= 2 {
         MemoryWindows::All
     } else if v <= 6 {
         MemoryWindows::Late
