@@ -76,8 +76,78 @@ pub struct FoldPlan {
     /// Table rows `H = K + 2`: row `r` is `T_(K+r) = 2^(50(K+r)) mod N` in
     /// `v` vectors (lanes `>= K` zero).
     pub table: Vec<Lane8>,
+    /// The table's last vector taken column-wise (see [`tail_columns`]):
+    /// chunk `q`, column `c` is the vector of digit `8(v-1) + c` of the
+    /// rows `tail_first_row(k) + 8q ..` (zero past row `H`); empty when the
+    /// rule takes no columns.
+    pub tail: Vec<Lane8>,
     /// Montgomery constants, used once per call to make results canonical.
     pub ctx: MontCtx,
+}
+
+/// Most table digits the IFMA fold takes column-wise.
+pub const TAIL_COLUMNS_MAX: usize = 3;
+
+/// The table digits of the last vector, `8(v-1) .. K-1`, that the IFMA fold
+/// takes column-wise: their count when it is `1 ..= TAIL_COLUMNS_MAX`, else
+/// 0 (the last vector stays in the rows).
+///
+/// Row-wise, every row spends one vector product per half on that vector,
+/// whatever its live lanes (2048 bits: digits 40 and 41 of 48, and digit 41
+/// of `T_c < N < 2^2048` is always 0).  Column-wise, a product is eight
+/// rows' digits times eight table digits of one column, summed across
+/// lanes at the end: 2048 bits, the 38 rows of the middle take 10 products
+/// instead of 76 (see `ifma::fold_rows`).  With more columns the sum across
+/// lanes costs more than it saves.
+pub const fn tail_columns(k: usize, v: usize) -> usize {
+    let t = k - LANES * (v - 1);
+    // Measured side by side (AMD Zen 4, 2026-11-23), against the row form:
+    // one or two columns 5-12 % faster from 800 to 4050 bits; three
+    // columns 2-6 % faster from 1300 to 3700 bits (4 to 10 vectors), but
+    // 15 % slower at 900 bits, 3 % at 512 and 2 % at 4096 (eleven vectors
+    // of accumulators leave no registers for the columns).  One vector
+    // (moduli up to 350 bits) keeps the row form.
+    let columns_pay = t <= 2 || (t == 3 && v >= 4 && v <= 10);
+    if v >= 2 && t <= TAIL_COLUMNS_MAX && columns_pay {
+        t
+    } else {
+        0
+    }
+}
+
+/// The first row the column-wise part takes: the least row `r` with `K + r`
+/// a multiple of 8, so that eight high digits are one aligned vector of the
+/// digit buffer (loaded from a single store, which forwards).
+pub const fn tail_first_row(k: usize) -> usize {
+    (LANES - k % LANES) % LANES
+}
+
+/// [`FoldPlan::tail`] for the table rows `table` (`K + 2` rows of `v`
+/// vectors).
+pub fn tail_table(k: usize, v: usize, table: &[Lane8]) -> Vec<Lane8> {
+    let (t, first, h) = (tail_columns(k, v), tail_first_row(k), k + 2);
+    let mut tail = vec![Lane8::default(); tail_chunks(k, v) * t];
+    for (q, chunk) in tail.chunks_mut(t.max(1)).enumerate() {
+        for (c, column) in chunk.iter_mut().enumerate() {
+            for (lane, digit) in column.0.iter_mut().enumerate() {
+                let r = first + LANES * q + lane;
+                if r < h {
+                    *digit = table[r * v + v - 1].0[c];
+                }
+            }
+        }
+    }
+    tail
+}
+
+/// Chunks of eight rows the column-wise part takes: rows `tail_first_row ..
+/// H`, rounded up (the rows past `H` have zero table digits).
+pub const fn tail_chunks(k: usize, v: usize) -> usize {
+    if tail_columns(k, v) == 0 {
+        0
+    } else {
+        (k + 2 - tail_first_row(k)).div_ceil(LANES)
+    }
 }
 
 /// Digits of a little-endian limb value in radix 2^50 (`count` digits).
@@ -164,7 +234,14 @@ impl FoldPlan {
             shifted[n] = carry;
             t = ctx.reduce(&shifted);
         }
-        FoldPlan { k, v, table, ctx }
+        let tail = tail_table(k, v, &table);
+        FoldPlan {
+            k,
+            v,
+            table,
+            tail,
+            ctx,
+        }
     }
 
     /// Digits per loop value, `K + 1`.

@@ -31,7 +31,9 @@
 //!   streams the table row by row into `2V` accumulators (times 1 to 4
 //!   interleaved sets, [`FOLD_SETS`]; the first starts from the square's
 //!   low columns of the high phase, the second from the low phase's halves);
-//!   one more carry step gives the digits.
+//!   where the table's last vector holds at most a few digits, most rows
+//!   leave it out and its digits are taken column-wise ([`fold_rows`]); one
+//!   more carry step gives the digits.
 //!
 //! Choices measured (`cargo test --release bench_variants -- --ignored
 //! --nocapture`, and `sqr_n` of two builds side by side; see
@@ -47,7 +49,9 @@
 
 use core::arch::x86_64::*;
 
-use crate::fold::{FoldPlan, LANES, MAX_VECTORS};
+use crate::fold::{
+    tail_chunks, tail_columns, tail_first_row, FoldPlan, LANES, MAX_VECTORS, TAIL_COLUMNS_MAX,
+};
 use crate::kernel::Kernel;
 
 /// Zero lanes below the digits in the window buffers (row windows start
@@ -165,11 +169,12 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     let dp = opaque(dbuf.0.as_ptr().add(k) as *const i64) as *const u64;
     // Independent accumulator sets shorten the dependency chains (H rows
     // deep with one set); more sets than registers allow would spill.
+    let tail = plan.tail.as_ptr() as *const i64;
     let [rl, rh] = match sets {
-        1 => fold_rows::<V, 1>(table, dp, h, [rl, [zero; V]], [ll, lh]),
-        2 => fold_rows::<V, 2>(table, dp, h, [rl, [zero; V]], [ll, lh]),
-        3 => fold_rows::<V, 3>(table, dp, h, [rl, [zero; V]], [ll, lh]),
-        _ => fold_rows::<V, 4>(table, dp, h, [rl, [zero; V]], [ll, lh]),
+        1 => fold_rows::<V, 1>(table, tail, k, dp, h, [rl, [zero; V]], [ll, lh]),
+        2 => fold_rows::<V, 2>(table, tail, k, dp, h, [rl, [zero; V]], [ll, lh]),
+        3 => fold_rows::<V, 3>(table, tail, k, dp, h, [rl, [zero; V]], [ll, lh]),
+        _ => fold_rows::<V, 4>(table, tail, k, dp, h, [rl, [zero; V]], [ll, lh]),
     };
     // R = low + 4 * high one lane up, then one carry step.  (A second table
     // shifted one lane, so that the high halves land in place, was measured
@@ -226,9 +231,23 @@ const FOLD_SETS: FoldSets = FoldSets([1, 4, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1], 20);
 /// when `S = 1`).  Returns the summed low and high halves.  Rows go from the
 /// top down: the square finishes its top blocks first, and the last rows
 /// (the leftovers) then wait for the block that finishes last.
+///
+/// The table's last vector holds few digits at some widths (2048 bits: 2 of
+/// 8, one of them always 0).  Then (`t = tail_columns(k, V)` of them) the
+/// rows `first .. first + 8 * chunks` leave that vector out, and their
+/// products with it are formed column-wise instead: eight consecutive high
+/// digits (one aligned vector of the digit buffer) times the same column of
+/// eight table rows (`tail`, see [`FoldPlan::tail`]), summed across lanes
+/// at the end ([`lane_sums`]).  Each column's total is the same integer as
+/// row-wise, so the digits are those of the portable twin.  When the last
+/// vector holds no table digit at all (`K` a multiple of 8), every row
+/// leaves it out.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn fold_rows<const V: usize, const S: usize>(
     table: *const i64,
+    tail: *const i64,
+    k: usize,
     dp: *const u64,
     h: usize,
     init0: [[__m512i; V]; 2],
@@ -248,34 +267,53 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
             ah[0][v] = _mm512_add_epi64(ah[0][v], init1[1][v]);
         }
     }
-    let row = |r: usize| h - 1 - r;
-    let mut r = 0;
-    while r + S <= h {
-        for set in 0..S {
-            let d = _mm512_set1_epi64(*dp.add(row(r + set)) as i64);
-            let t = table.add(LANES * V * row(r + set));
-            for v in 0..V {
-                let a = _mm512_load_epi64(t.add(LANES * v));
-                al[set][v] = _mm512_madd52lo_epu64(al[set][v], d, a);
-                ah[set][v] = _mm512_madd52hi_epu64(ah[set][v], d, a);
+    // Rows `narrow` take V - 1 vectors; all rows when the last vector of
+    // the table is empty.
+    let t = tail_columns(k, V);
+    let empty_last = k == LANES * (V - 1);
+    let first = tail_first_row(k);
+    let chunks = tail_chunks(k, V);
+    let narrow = if empty_last {
+        0..h
+    } else if t > 0 {
+        first..(first + LANES * chunks).min(h)
+    } else {
+        0..0
+    };
+    // In `r`, rows counted from the top: rows above `narrow`, `narrow`,
+    // rows below it.
+    let (above, below) = (h - narrow.end.max(narrow.start), h - narrow.start);
+    fold_row_run::<V, S>(table, dp, h, 0, above, V, &mut al, &mut ah);
+    let nv = if narrow.is_empty() { V } else { V - 1 };
+    fold_row_run::<V, S>(table, dp, h, above, below, nv, &mut al, &mut ah);
+    // The column-wise part, before the last rows (which wait for the last
+    // high digits): column c's low halves and, one column up, high halves.
+    let mut tail_sum = zero;
+    if t > 0 && !empty_last {
+        let mut lo = [zero; TAIL_COLUMNS_MAX];
+        let mut hi = [zero; TAIL_COLUMNS_MAX];
+        for q in 0..chunks {
+            let d = _mm512_load_epi64(dp.add(first + LANES * q) as *const i64);
+            for c in 0..t {
+                let a = _mm512_load_epi64(tail.add(LANES * (q * t + c)));
+                lo[c] = _mm512_madd52lo_epu64(lo[c], d, a);
+                hi[c] = _mm512_madd52hi_epu64(hi[c], d, a);
             }
         }
-        r += S;
-    }
-    // The leftover rows (fewer than S) go one to a set, so that no chain
-    // ends more than one row after the others.
-    for set in 0..S {
-        if r + set >= h {
-            break;
+        // Lane c of the last vector gets column c's low halves and column
+        // c-1's high halves (times 4, radix 2^50).
+        let mut e = [zero; TAIL_COLUMNS_MAX + 1];
+        for c in 0..=t {
+            let l = if c < t { lo[c] } else { zero };
+            e[c] = if c == 0 {
+                l
+            } else {
+                _mm512_add_epi64(l, _mm512_slli_epi64::<2>(hi[c - 1]))
+            };
         }
-        let d = _mm512_set1_epi64(*dp.add(row(r + set)) as i64);
-        let t = table.add(LANES * V * row(r + set));
-        for v in 0..V {
-            let a = _mm512_load_epi64(t.add(LANES * v));
-            al[set][v] = _mm512_madd52lo_epu64(al[set][v], d, a);
-            ah[set][v] = _mm512_madd52hi_epu64(ah[set][v], d, a);
-        }
+        tail_sum = lane_sums(e);
     }
+    fold_row_run::<V, S>(table, dp, h, below, h, V, &mut al, &mut ah);
     // The leftover rows' sets finish last: add them last.
     let mut out = [[zero; V]; 2];
     for v in 0..V {
@@ -286,7 +324,87 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
             out[1][v] = _mm512_add_epi64(ah[set][v], out[1][v]);
         }
     }
+    if t > 0 && !empty_last {
+        out[0][V - 1] = _mm512_mask_add_epi64(
+            out[0][V - 1],
+            ((1u32 << (t + 1)) - 1) as __mmask8,
+            out[0][V - 1],
+            tail_sum,
+        );
+    }
     out
+}
+
+/// Fold rows `h-1-r` for `r` in `from .. to` (counted from the top), `nv`
+/// vectors each, `S` at a time into the sets `al`, `ah`; leftovers one to a
+/// set, so that no chain ends more than one row after the others.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn fold_row_run<const V: usize, const S: usize>(
+    table: *const i64,
+    dp: *const u64,
+    h: usize,
+    from: usize,
+    to: usize,
+    nv: usize,
+    al: &mut [[__m512i; V]; S],
+    ah: &mut [[__m512i; V]; S],
+) {
+    let mut r = from;
+    while r + S <= to {
+        for set in 0..S {
+            fold_row::<V, S>(table, dp, h - 1 - (r + set), nv, set, al, ah);
+        }
+        r += S;
+    }
+    for set in 0..S {
+        if r + set >= to {
+            break;
+        }
+        fold_row::<V, S>(table, dp, h - 1 - (r + set), nv, set, al, ah);
+    }
+}
+
+/// Row `row` of the fold (`nv` vectors) into set `set`.
+#[inline(always)]
+unsafe fn fold_row<const V: usize, const S: usize>(
+    table: *const i64,
+    dp: *const u64,
+    row: usize,
+    nv: usize,
+    set: usize,
+    al: &mut [[__m512i; V]; S],
+    ah: &mut [[__m512i; V]; S],
+) {
+    let d = _mm512_set1_epi64(*dp.add(row) as i64);
+    let entry = table.add(LANES * V * row);
+    for v in 0..nv {
+        let a = _mm512_load_epi64(entry.add(LANES * v));
+        al[set][v] = _mm512_madd52lo_epu64(al[set][v], d, a);
+        ah[set][v] = _mm512_madd52hi_epu64(ah[set][v], d, a);
+    }
+}
+
+/// The sums of the eight lanes of `e[0] .. e[3]`, in lanes 0 .. 3 (and
+/// again in 4 .. 7): pairs of lanes, then of 128-bit blocks, then of
+/// 256-bit halves, eight shuffles and four adds in all.
+#[inline(always)]
+unsafe fn lane_sums(e: [__m512i; TAIL_COLUMNS_MAX + 1]) -> __m512i {
+    let pair = |a: __m512i, b: __m512i| {
+        _mm512_add_epi64(_mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b))
+    };
+    // Lanes 2m, 2m+1: partial sums of a and b.
+    let p01 = pair(e[0], e[1]);
+    let p23 = pair(e[2], e[3]);
+    // Blocks [e0 e1 | e0 e1 | e2 e3 | e2 e3], each a half's sum.
+    let w = _mm512_add_epi64(
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(p01, p23),
+        _mm512_shuffle_i64x2::<0b11_01_11_01>(p01, p23),
+    );
+    _mm512_add_epi64(
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(w, w),
+        _mm512_shuffle_i64x2::<0b11_01_11_01>(w, w),
+    )
 }
 
 /// Columns of a general product `x*y` from the digits of `x` in `xs` and of

@@ -31,7 +31,7 @@
 //! of `p` and `q` (they fix the fold's digit count `K`; for an RSA key they
 //! follow from the key size, and `exp_bits` already discloses the larger).
 
-use crate::fold::{to_digits, FoldPlan, FoldPortableKernel, Lane8, LANES, MAX_VECTORS};
+use crate::fold::{tail_table, to_digits, FoldPlan, FoldPortableKernel, Lane8, LANES, MAX_VECTORS};
 use crate::kernel::{Kernel, MontCtx};
 use crate::single::{ct_sub_if_ge, fold_leave, opaque_u64, Mont};
 
@@ -318,7 +318,8 @@ impl HalfCtx {
         }
         let mut r3 = vec![0u64; n];
         mont.mul_canon(&mut r3, &r2, &r2, &mut t);
-        let plan = FoldPlan { k, v, table, ctx: MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 } };
+        let tail = tail_table(k, v, &table);
+        let plan = FoldPlan { k, v, table, tail, ctx: MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 } };
         let kernel: Box<dyn Kernel> = if fold_ifma && bits >= crate::dispatch::MIN_FAST_BITS as usize {
             #[cfg(target_arch = "x86_64")]
             {
@@ -450,7 +451,7 @@ impl Drop for HalfCtx {
         }
         if let Some(kernel) = self.kernel.take() {
             if let Some(mut plan) = kernel.into_fold_plan() {
-                for lane in plan.table.iter_mut() {
+                for lane in plan.table.iter_mut().chain(plan.tail.iter_mut()) {
                     zeroize(&mut lane.0);
                 }
                 zeroize(&mut plan.ctx.m);
