@@ -21,7 +21,13 @@ Rapids servers):
 
 The bound is the busier of the two ports when the flexible µops are shared out as
 evenly as the port-only ones allow: ``max(ceil(all/2), p0 only, p5 only)`` cycles
-per squaring, with ``all = ifma + p05 + p0 + p5``.  That is the figure
+per squaring, with ``all = ifma + p05 + p0 + p5``.  AMD Zen 4 splits a 512-bit
+operation over two 256-bit halves and has four vector pipes, so the same code has
+another bound there: one 512-bit IFMA per cycle (measured on the Zen 4 this project
+ran on in 2026-11: 0.98 cycles per ``vpmadd52luq zmm`` in an independent stream,
+0.49 per ymm; adds and ANDs 0.48 and shifts 0.98 without slowing the IFMAs beside
+them; ``valignq`` 0.97, each costing about 0.2 of an IFMA slot when mixed in).  The
+``bound (Zen 4)`` column is that IFMA count in cycles.  That is the figure
 docs/benchmarks.md compares the measured time with.  Every instruction counts as one
 µop, except expands and compresses (two port-5 µops) and a vector instruction with a
 memory source (one ALU µop plus a load).  With ``--mca`` the loop also goes through ``llvm-mca`` (``--mcpu``, default
@@ -84,6 +90,7 @@ class LoopMix:
     counts: dict[str, int]
     mnemonics: dict[str, int]
     bound_cycles: float = 0.0
+    bound_zen4_cycles: float = 0.0
     mca: dict[str, float] | None = field(default=None)
 
     @property
@@ -208,17 +215,39 @@ def trip_count(rows: list[tuple[int, str, str]], start: int, end: int) -> int:
     branch = rows[end][1]
     step = rows[end - 1]
     counter = step[2].split(",")[0]
+    names = {counter, "e" + counter[1:] if counter[0] == "r" and counter[1:].isalpha() else counter + "d"}
     if step[1] == "add" and step[2].endswith(",0xffffffffffffffff") and branch == "jb":
-        extra = 1
+        extra, final, stride = 1, 0, -1
     elif step[1] == "dec" and branch == "jne":
-        extra = 0
+        extra, final, stride = 0, 0, -1
+    elif step[1] == "cmp" and branch == "jne" and step[2].split(",")[1].startswith("0x"):
+        # `cmp r, final; jne` with the counter stepped by `inc` / `dec` / `add r, imm`
+        # somewhere in the loop (the fold's middle rows, which end above row 0).
+        extra, final = 0, int(step[2].split(",")[1], 16)
+        steps = [(m, o) for _, m, o in rows[start:end - 1] if o.split(",")[0] in names]
+        if len(steps) != 1 or steps[0][0] not in ("inc", "dec", "add", "sub"):
+            sys.exit(f"error: cannot find how the loop counter {counter} steps")
+        mnemonic, operands = steps[0]
+        if mnemonic in ("inc", "dec"):
+            stride = 1 if mnemonic == "inc" else -1
+        else:
+            amount = int(operands.split(",")[1], 16)
+            amount = amount - (1 << 64) if amount >= 1 << 63 else amount
+            stride = amount if mnemonic == "add" else -amount
     else:
         sys.exit(f"error: cannot read the trip count of the loop ending in {step[1]} {step[2]}; {branch}")
-    names = {counter, "e" + counter[1:] if counter[0] == "r" and counter[1:].isalpha() else counter + "d"}
     for _, mnemonic, operands in reversed(rows[:start]):
         target, _, value = operands.partition(",")
         if mnemonic == "mov" and target in names and value.startswith("0x"):
-            return int(value, 16) + extra
+            distance = final - int(value, 16)
+            if distance % stride or distance // stride <= 0:
+                sys.exit(f"error: loop counter {counter} from {value} by {stride} never reaches {final}")
+            return distance // stride + extra
+        if mnemonic == "xor" and target in names and value in names:
+            distance = final
+            if stride <= 0 or distance % stride:
+                sys.exit(f"error: loop counter {counter} from 0 by {stride} never reaches {final}")
+            return distance // stride + extra
         if target in names:
             break
     sys.exit(f"error: cannot find where the loop counter {counter} is set")
@@ -267,6 +296,7 @@ def analyse(library: Path, bits_list: list[int], mca: bool, mcpu: str) -> list[L
         mix = LoopMix(bits, digits, name, len(body), dict(counts), dict(Counter(m for m, _ in body)))
         flexible = mix.port05
         mix.bound_cycles = max(flexible / 2, counts["p0"], counts["p5"])
+        mix.bound_zen4_cycles = float(counts["ifma"])
         if mca:
             mix.mca = llvm_mca(body, mcpu)
         mixes.append(mix)
@@ -299,14 +329,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"library": str(library), "loops": [asdict(m) for m in mixes]}, indent=2))
         return 0
     print(f"{library}")
-    print("| bits | L | IFMA | other p0/p5 (p0 only, p5 only) | p0/p5 total | loads | stores | bound |"
-          + (" llvm-mca cycles | llvm-mca busiest ports |" if args.mca else ""))
-    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if args.mca else ""))
+    print("| bits | L | IFMA | other p0/p5 (p0 only, p5 only) | p0/p5 total | loads | stores | bound "
+          "(ports 0/5) | bound (Zen 4) |" + (" llvm-mca cycles | llvm-mca busiest ports |" if args.mca else ""))
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|---|" if args.mca else ""))
     for m in mixes:
         c = m.counts
         other = c["p05"] + c["p0"] + c["p5"]
         row = (f"| {m.bits} | {m.digits} | {c['ifma']} | {other} ({c['p0']}, {c['p5']}) | {m.port05} "
-               f"| {c['load']} | {c['store']} | {m.bound_cycles:g} cycles |")
+               f"| {c['load']} | {c['store']} | {m.bound_cycles:g} cycles | {m.bound_zen4_cycles:g} cycles |")
         if args.mca:
             if m.mca is None:
                 row += " (llvm-mca not found) | |"

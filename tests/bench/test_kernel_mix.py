@@ -68,6 +68,28 @@ def test_trip_count(setup: str, step: str, branch: str, passes: int) -> None:
     assert km.trip_count(code, 1, 4) == passes
 
 
+@pytest.mark.parametrize("setup, step, final, passes", [
+    # The fold's middle rows (2048 bits): from row 43 down to row 6.
+    ("mov r15d,0x2b", "dec r15", "0x5", 38),
+    ("xor r15d,r15d", "inc r15", "0x26", 38),
+    ("mov r15,0x2", "add r15,0x3", "0x1a", 8),
+    ("mov r15,0x1a", "add r15,0xfffffffffffffffd", "0x2", 8),
+])
+def test_trip_count_of_a_compared_counter(setup: str, step: str, final: str, passes: int) -> None:
+    code = rows([setup, "vpbroadcastq zmm2,QWORD PTR [r11+r15*8]", step,
+                 "add r12,0xfffffffffffffe80", f"cmp r15,{final}", "jne 0x1"])
+    assert km.trip_count(code, 1, 5) == passes
+
+
+def test_trip_count_of_a_compared_counter_refuses_what_never_ends() -> None:
+    code = rows(["mov r15d,0x2b", "vpaddq zmm1,zmm1,zmm2", "dec r15", "cmp r15,0x30", "jne 0x1"])
+    with pytest.raises(SystemExit, match="never reaches"):
+        km.trip_count(code, 1, 4)
+    code = rows(["mov r15d,0x2b", "vpaddq zmm1,zmm1,zmm2", "dec r15", "dec r15", "cmp r15,0x5", "jne 0x1"])
+    with pytest.raises(SystemExit, match="steps"):
+        km.trip_count(code, 1, 5)
+
+
 def test_trip_count_refuses_what_it_cannot_read() -> None:
     code = rows(["mov r9d,0x2b", "vpaddq zmm1,zmm1,zmm2", "cmp r9,r10", "jb 0x1"])
     with pytest.raises(SystemExit, match="trip count"):
