@@ -89,15 +89,15 @@ pub struct FoldPlan {
 pub const TAIL_COLUMNS_MAX: usize = 3;
 
 /// The table digits of the last vector, `8(v-1) .. K-1`, that the IFMA fold
-/// takes column-wise: their count when it is `1 ..= TAIL_COLUMNS_MAX`, else
-/// 0 (the last vector stays in the rows).
+/// takes column-wise: their count when it is `1 ..= TAIL_COLUMNS_MAX` and
+/// measured to pay (below), else 0 (the last vector stays in the rows).
 ///
 /// Row-wise, every row spends one vector product per half on that vector,
 /// whatever its live lanes (2048 bits: digits 40 and 41 of 48, and digit 41
 /// of `T_c < N < 2^2048` is always 0).  Column-wise, a product is eight
 /// rows' digits times eight table digits of one column, summed across
-/// lanes at the end: 2048 bits, the 38 rows of the middle take 10 products
-/// instead of 76 (see `ifma::fold_rows`).  With more columns the sum across
+/// lanes at the end: at 2048 bits the 38 rows from row 6 take 20 IFMAs
+/// there instead of 76 (see `ifma::fold_rows`).  With more columns the sum across
 /// lanes costs more than it saves.
 pub const fn tail_columns(k: usize, v: usize) -> usize {
     let t = k - LANES * (v - 1);
@@ -235,13 +235,7 @@ impl FoldPlan {
             t = ctx.reduce(&shifted);
         }
         let tail = tail_table(k, v, &table);
-        FoldPlan {
-            k,
-            v,
-            table,
-            tail,
-            ctx,
-        }
+        FoldPlan { k, v, table, tail, ctx }
     }
 
     /// Digits per loop value, `K + 1`.
