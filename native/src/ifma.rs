@@ -268,7 +268,7 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
         }
     }
     // Rows `narrow` take V - 1 vectors; all rows when the last vector of
-    // the table is empty.
+    // the table is empty (then `t` is 0: no column-wise part).
     let t = tail_columns(k, V);
     let empty_last = k == LANES * (V - 1);
     let first = tail_first_row(k);
@@ -289,7 +289,7 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
     // The column-wise part, before the last rows (which wait for the last
     // high digits): column c's low halves and, one column up, high halves.
     let mut tail_sum = zero;
-    if t > 0 && !empty_last {
+    if t > 0 {
         let mut lo = [zero; TAIL_COLUMNS_MAX];
         let mut hi = [zero; TAIL_COLUMNS_MAX];
         for q in 0..chunks {
@@ -324,7 +324,7 @@ unsafe fn fold_rows<const V: usize, const S: usize>(
             out[1][v] = _mm512_add_epi64(ah[set][v], out[1][v]);
         }
     }
-    if t > 0 && !empty_last {
+    if t > 0 {
         out[0][V - 1] = _mm512_mask_add_epi64(
             out[0][V - 1],
             ((1u32 << (t + 1)) - 1) as __mmask8,
