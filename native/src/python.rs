@@ -748,7 +748,7 @@ mod native_module {
         module.add("__version__", env!("CARGO_PKG_VERSION"))?;
         module.add("MIN_FAST_BITS", dispatch::MIN_FAST_BITS)?;
         module.add("MAX_BITS", dispatch::MAX_BITS)?;
-        // Whether this is an optimised build (a debug build calls every SIMD intrinsic as a function).
+        // Whether this is an optimised build (a debug build calls the SIMD intrinsics as functions).
         module.add("RELEASE_BUILD", !cfg!(debug_assertions))?;
         Ok(())
     }

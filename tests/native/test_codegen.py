@@ -56,7 +56,7 @@ def test_the_extension_inlines_every_intrinsic() -> None:
     from modforge import _native
 
     if not _native.RELEASE_BUILD:
-        pytest.skip("a debug build of the extension (maturin develop without --release) inlines nothing")
+        pytest.skip("a debug build of the extension (maturin develop without --release) does not inline intrinsics")
     library = Path(_native.__file__)
     text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(library)],
                           check=True, capture_output=True, text=True).stdout
