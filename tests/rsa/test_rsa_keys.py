@@ -51,6 +51,24 @@ def test_encrypted_pkcs8(k1024, tmp_path) -> None:
         load_private_key(plain, b"pw")
 
 
+@pytest.mark.parametrize("fmt", [PrivF.PKCS8, PrivF.TraditionalOpenSSL])
+def test_wrong_password_whose_padding_survives(k1024, fmt) -> None:
+    """About one wrong password in 500 decrypts to garbage with valid cipher padding, and the garbage then fails
+    to parse: still a wrong password, not a malformed file (this made test_encrypted_pkcs8 fail now and then)."""
+    data = k1024.ck.private_bytes(Enc.PEM, fmt, serialization.BestAvailableEncryption(b"pw"))
+    for i in range(20_000):
+        password = b"nope%d" % i
+        try:
+            serialization.load_pem_private_key(data, password=password)
+        except ValueError as exc:
+            if "incorrect password" not in str(exc).lower():
+                break
+    else:
+        pytest.fail("no wrong password whose padding survives in 20,000 tries (expected about one in 500)")
+    with pytest.raises(ParameterError, match=r"^key: could not decrypt the private key \(wrong password\?\)$"):
+        load_private_key(data, password)
+
+
 def test_files(k1024, tmp_path) -> None:
     path = tmp_path / "k.pem"
     path.write_bytes(k1024.pem)

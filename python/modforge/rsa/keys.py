@@ -220,6 +220,11 @@ def _kind(pem: bool) -> str:
     return "a valid PEM" if pem else "PEM (no '-----BEGIN' line) nor a valid DER"
 
 
+def _encrypted_pem(data: bytes, pem: bool) -> bool:
+    """Whether ``data`` is an encrypted PEM private key (PKCS#8, or PKCS#1 with OpenSSL's ``Proc-Type`` header)."""
+    return pem and (b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in data or b"Proc-Type: 4,ENCRYPTED" in data)
+
+
 def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKey:
     """A private key from PEM or DER bytes (PKCS#1 or PKCS#8, encrypted PKCS#8 with ``password``)."""
     from cryptography.exceptions import UnsupportedAlgorithm
@@ -240,7 +245,10 @@ def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKe
     except UnsupportedAlgorithm as exc:
         raise ParameterError("key", f"unsupported key type: {_problem(exc)}") from None
     except ValueError as exc:
-        if password is not None and "incorrect password" in str(exc).lower():
+        # A wrong password usually breaks the cipher's padding ("incorrect password"), but about one time in
+        # 500 the padding survives and the garbage fails to parse instead: in an encrypted PEM that too is
+        # a failed decryption, not a malformed file.
+        if password is not None and ("incorrect password" in str(exc).lower() or _encrypted_pem(data, pem)):
             raise ParameterError("key", "could not decrypt the private key (wrong password?)") from None
         raise ParameterError("key", f"not {_kind(pem)} RSA private key (PKCS#1 or PKCS#8): {_problem(exc)}") from None
     return _from_cryptography_private(obj)
