@@ -666,22 +666,20 @@ unsafe fn mul_fold<const V: usize, const V2: usize>(
     b: &[u64],
     out: *mut u64,
 ) {
-    {
-        let (xs, ys, dbuf) = (scratch_buf(0), scratch_buf(1), scratch_buf(2));
-        let a = core::slice::from_raw_parts(a, LANES * V);
-        // Lanes PAD .. PAD + 8V + 8 are read beyond the zero padding below
-        // PAD (never written): the digits, then one zero vector (a call with
-        // more vectors may have left digits there).
-        for (buf, src) in [(&mut *xs, a), (&mut *ys, b)] {
-            buf.0[PAD..PAD + LANES * V].copy_from_slice(&src[..LANES * V]);
-            buf.0[PAD + LANES * V..PAD + LANES * (V + 1)].fill(0);
-        }
-        // `dbuf` needs no clearing: `fold_tail` writes every lane it reads.
-        let cols = mul_cols::<V, V2>(plan.k + 1, xs, ys);
-        let zero = [_mm512_setzero_si512(); V];
-        let x = fold_tail::<V, V2>(plan, plan.k, &cols, || (zero, zero), dbuf, FOLD_SETS.with(V, plan.k + 1));
-        save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
+    let (xs, ys, dbuf) = (scratch_buf(0), scratch_buf(1), scratch_buf(2));
+    let a = core::slice::from_raw_parts(a, LANES * V);
+    // Lanes PAD .. PAD + 8V + 8 are read beyond the zero padding below
+    // PAD (never written): the digits, then one zero vector (a call with
+    // more vectors may have left digits there).
+    for (buf, src) in [(&mut *xs, a), (&mut *ys, b)] {
+        buf.0[PAD..PAD + LANES * V].copy_from_slice(&src[..LANES * V]);
+        buf.0[PAD + LANES * V..PAD + LANES * (V + 1)].fill(0);
     }
+    // `dbuf` needs no clearing: `fold_tail` writes every lane it reads.
+    let cols = mul_cols::<V, V2>(plan.k + 1, xs, ys);
+    let zero = [_mm512_setzero_si512(); V];
+    let x = fold_tail::<V, V2>(plan, plan.k, &cols, || (zero, zero), dbuf, FOLD_SETS.with(V, plan.k + 1));
+    save_digits(&x, core::slice::from_raw_parts_mut(out, LANES * V));
 }
 
 /// `out <- a * b` (`8V` digits each) with the generated column blocks
