@@ -177,13 +177,24 @@ def _pem_bodies(data: bytes) -> list[bytes]:
 
 def _reject_pss_restricted(data: bytes, pem: bool) -> None:
     """Refuse a key whose algorithm identifier is id-RSASSA-PSS.  It is read from the file: ``cryptography``
-    loads such keys as plain RSA keys and drops the marker.  An *encrypted* PKCS#8 file hides it until
-    decrypted, so an encrypted RSA-PSS key is not recognised (docs/rsa.md)."""
+    loads such keys as plain RSA keys and drops the marker.  An *encrypted* PKCS#8 file hides it in the
+    ciphertext: :func:`_reject_encrypted_pss_restricted` reads it there once the key has loaded."""
     for der in (_pem_bodies(data) if pem else [data]):
         # The algorithm identifier opens both PrivateKeyInfo and SubjectPublicKeyInfo: within the first bytes.
         if _RSASSA_PSS_OID in der[:40]:
             raise ParameterError("key", "an RSA-PSS-restricted key (id-RSASSA-PSS): its hash, MGF and salt "
                                         "restrictions are not enforced here; use an rsaEncryption key")
+
+
+def _reject_encrypted_pss_restricted(data: bytes, pem: bool, password: bytes) -> None:
+    """:func:`_reject_pss_restricted` for an encrypted PKCS#8 key, whose marker is inside the ciphertext:
+    the first cipher blocks are decrypted again here (``cryptography`` has already checked the password)."""
+    from .pkcs8 import decrypted_prefix
+
+    for der in (_pem_bodies(data) if pem else [data]):
+        prefix = decrypted_prefix(der, password)
+        if prefix is not None:
+            _reject_pss_restricted(prefix, pem=False)
 
 
 def _describe(obj: Any) -> str:
@@ -248,9 +259,14 @@ def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKe
         # A wrong password usually breaks the cipher's padding ("incorrect password"), but about one time in
         # 500 the padding survives and the garbage fails to parse instead: in an encrypted PEM that too is
         # a failed decryption, not a malformed file.
+        if "key encryption algorithm" in str(exc).lower() or "unsupported encryption" in str(exc).lower():
+            raise ParameterError("key", f"the private key's encryption is not supported ({_problem(exc)}); "
+                                        "re-encrypt it with `openssl pkcs8 -topk8 -v2 aes-256-cbc`") from None
         if password is not None and ("incorrect password" in str(exc).lower() or _encrypted_pem(data, pem)):
             raise ParameterError("key", "could not decrypt the private key (wrong password?)") from None
         raise ParameterError("key", f"not {_kind(pem)} RSA private key (PKCS#1 or PKCS#8): {_problem(exc)}") from None
+    if password is not None:
+        _reject_encrypted_pss_restricted(bytes(data), pem, password)
     return _from_cryptography_private(obj)
 
 
