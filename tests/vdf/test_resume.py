@@ -211,6 +211,31 @@ def test_a_plan_edited_with_a_recomputed_hash_is_a_damaged_plan(tmp_path, proof,
         run(group, x, T, proof, workers=0, memory=1 << 20, resume=ResumeOptions(tmp_path))
 
 
+@pytest.mark.parametrize("proof, edit, stored", [
+    ("wesolowski", lambda d: d["wesolowski"].update(kappa=1), T),
+    ("pietrzak", lambda d: d["pietrzak"].update(depth=16), 1 << 16),
+])
+def test_a_plan_edited_to_hold_more_than_the_machines_memory_is_refused(tmp_path, monkeypatch, proof, edit,
+                                                                        stored) -> None:
+    """The bound is the machine's memory (made 4 MiB here), not --memory, which a resume need not repeat."""
+    import modforge.vdf.resume as resume
+    from modforge.timelock import TimelockError
+
+    key, group, x = _statement(11)
+    session = _stop_once(tmp_path, group, x, proof)
+    monkeypatch.setattr(resume, "physical_memory_bytes", lambda: 4 << 20)
+    before = session.plan_path.read_bytes()
+    _edit_plan(session, edit)
+    with pytest.raises(TimelockError, match=rf"plan\.json: its checkpoints would hold {stored:,} values "
+                                            rf"\(\d+ MiB\), more than this machine's memory \(4 MiB\).*--restart"):
+        run(group, x, T, proof, workers=0, resume=ResumeOptions(tmp_path))
+    # The plan as written (for --memory 1 MiB) resumes under the same bound, without --memory.
+    session.plan_path.write_bytes(before)
+    result = run(group, x, T, proof, workers=0, resume=ResumeOptions(tmp_path))
+    assert result.chain["plans_reused"]
+    _check_against_oracle(key, group, x, result)
+
+
 def test_a_plan_with_kappa_0_is_exit_1_at_the_command_line(tmp_path) -> None:
     """As docs/vdf.md says of a damaged plan file: reported with the file, exit 1, --restart starts over."""
     _, group, x = _statement(10)

@@ -52,6 +52,14 @@ def max_checkpoints(bits: int, memory_bytes: int = DEFAULT_MEMORY_BYTES) -> int:
     return max(1, memory_bytes // element_cost_bytes(bits))
 
 
+def physical_memory_bytes() -> int | None:
+    """This machine's physical memory, or None where the OS does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return None
+
+
 def cpu_count() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))

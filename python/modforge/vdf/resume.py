@@ -36,7 +36,8 @@ from ..timelock.puzzle import SquaringTask, TimelockError, canonical_json
 from ..timelock.solver import ChainHooks, SolveResult, solve
 from .evaluation import MAX_T, Evaluation, Targets, positions_for, require_t
 from .group import Group
-from .plan import MAX_WINDOW_BITS, PietrzakPlan, WesolowskiPlan, pietrzak_rounds
+from .plan import (MAX_WINDOW_BITS, PietrzakPlan, WesolowskiPlan, element_cost_bytes, physical_memory_bytes,
+                   pietrzak_rounds)
 from .proof_progress import ProofProgress
 
 KIND = "vdf-eval"
@@ -182,10 +183,23 @@ class Session:
                 p = _plan_fields(doc, "pietrzak", ("depth", "parts"))
                 pie = PietrzakPlan(self.t, _plan_int(p, "pietrzak.depth", 0, pietrzak_rounds(self.t)),
                                    _plan_int(p, "pietrzak.parts", 1))
+            self._check_plan_memory(wes, pie)
         except (ValueError, KeyError, TypeError) as exc:
             raise TimelockError(f"{self.plan_path}: {exc}; rerun with --restart to start this evaluation "
                                 f"over") from None
         return wes, pie
+
+    def _check_plan_memory(self, wes: WesolowskiPlan | None, pie: PietrzakPlan | None) -> None:
+        """A plan is chosen for the ``--memory`` of the run that wrote it, which a resume need not repeat, so
+        the bound here is the machine's own memory: a hand-edited plan (kappa = 1, or a deep Pietrzak
+        split) must not try to hold more values than it has."""
+        limit = physical_memory_bytes()
+        # Pietrzak stores fewer than 2^depth values; the bound is taken before any position is built.
+        stored = (wes.checkpoints if wes else 0) + ((1 << pie.depth) if pie else 0)
+        need = stored * element_cost_bytes(self.group.modulus.bit_length())
+        if limit is not None and need > limit:
+            raise ValueError(f"its checkpoints would hold {stored:,} values ({need / 2**20:,.0f} MiB), more than "
+                             f"this machine's memory ({limit / 2**20:,.0f} MiB)")
 
     def save_plans(self, wes: WesolowskiPlan | None, pie: PietrzakPlan | None) -> None:
         doc: dict[str, Any] = {
