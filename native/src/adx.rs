@@ -241,7 +241,10 @@ unsafe fn redc_rows(t: *mut u64, m: *const u64, n: usize, m0inv: u64) -> u64 {
 unsafe fn redc_amm(out: &mut [u64], t: &mut [u64], m: &[u64], m0inv: u64) {
     let n = m.len();
     debug_assert!(n >= 1 && t.len() > 2 * n);
-    let carry = redc_rows(t.as_mut_ptr(), m.as_ptr(), n, m0inv);
+    let carry = match redc_generated(n) {
+        Some(rows) => rows(t.as_mut_ptr(), m.as_ptr(), m0inv),
+        None => redc_rows(t.as_mut_ptr(), m.as_ptr(), n, m0inv),
+    };
     let mask = carry.wrapping_neg();
     let mut borrow = 0u64;
     for j in 0..n {
@@ -252,16 +255,42 @@ unsafe fn redc_amm(out: &mut [u64], t: &mut [u64], m: &[u64], m0inv: u64) {
     }
 }
 
-/// Almost-Montgomery square, as [`crate::portable::amm_sqr`].
+// `sqr_rows_N`, `redc_N`, `mul_rows_N` and their lookups `sqr_rows_generated`,
+// `redc_generated`, `mul_rows_generated` (see `src/build_adx.rs`).
+include!(concat!(env!("OUT_DIR"), "/adx_gen.rs"));
+
+/// `t[0..2n] = a^2`: the generated rows where there are some, else the loops.
 #[inline]
 #[target_feature(enable = "bmi2,adx")]
-unsafe fn amm_sqr(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
-    let n = m.len();
+unsafe fn square_rows(t: &mut [u64], a: &[u64], n: usize) {
+    if let Some(rows) = sqr_rows_generated(n) {
+        rows(t.as_mut_ptr(), a.as_ptr());
+        return;
+    }
     t.fill(0);
     if n > 1 {
         cross_rows(t.as_mut_ptr(), a.as_ptr(), n);
     }
     double_add_diagonal(t.as_mut_ptr(), a.as_ptr(), n);
+}
+
+/// `t[0..2n] = a b`: the generated rows where there are some, else the loop.
+#[inline]
+#[target_feature(enable = "bmi2,adx")]
+unsafe fn multiply_rows(t: &mut [u64], a: &[u64], b: &[u64], n: usize) {
+    if let Some(rows) = mul_rows_generated(n) {
+        rows(t.as_mut_ptr(), a.as_ptr(), b.as_ptr());
+        return;
+    }
+    t.fill(0);
+    product_rows(t.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
+}
+
+/// Almost-Montgomery square, as [`crate::portable::amm_sqr`].
+#[inline]
+#[target_feature(enable = "bmi2,adx")]
+unsafe fn amm_sqr(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
+    square_rows(t, a, m.len());
     redc_amm(out, t, m, m0inv);
 }
 
@@ -270,9 +299,7 @@ unsafe fn amm_sqr(out: &mut [u64], a: &[u64], m: &[u64], m0inv: u64, t: &mut [u6
 #[inline]
 #[target_feature(enable = "bmi2,adx")]
 unsafe fn amm_mul(out: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m0inv: u64, t: &mut [u64]) {
-    let n = m.len();
-    t.fill(0);
-    product_rows(t.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
+    multiply_rows(t, a, b, m.len());
     redc_amm(out, t, m, m0inv);
 }
 
@@ -356,6 +383,109 @@ mod tests {
             }
         }
     }
+}
+
+// The build script's generator, for the tests: its two limb-count constants.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "build_adx.rs"]
+mod build_limits;
+
+#[cfg(test)]
+mod generated_tests {
+    use super::*;
+
+    /// The generated rows against the loops they replace, limb for limb over
+    /// the whole scratch (and the REDC's carry), at every limb count with
+    /// and without generated code: the edge operands first (zero, one, all
+    /// ones, the modulus minus one, only the top limb set), then seeded
+    /// random ones.
+    #[test]
+    fn generated_rows_match_the_loops() {
+        if !(is_x86_feature_detected!("bmi2") && is_x86_feature_detected!("adx")) {
+            return;
+        }
+        let seed = 0x5EED_ADC5_u64;
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for n in 1..=build_limits::MAX_LIMBS + 2 {
+            let mut m: Vec<u64> = (0..n).map(|_| next()).collect();
+            m[0] |= 1;
+            let inv = crate::portable::neg_inv_u64(m[0]);
+            let mut operands: Vec<Vec<u64>> = vec![
+                vec![0; n],
+                std::iter::once(1).chain(std::iter::repeat(0)).take(n).collect(),
+                vec![u64::MAX; n],
+                std::iter::once(m[0] - 1).chain(m[1..].iter().copied()).collect(),
+                (0..n).map(|i| if i + 1 == n { u64::MAX } else { 0 }).collect(),
+            ];
+            for _ in 0..6 {
+                operands.push((0..n).map(|_| next()).collect());
+            }
+            for (k, a) in operands.iter().enumerate() {
+                let b = &operands[(k + 3) % operands.len()];
+                let ctx = format!("n={n} operand {k} (seed {seed:#x})");
+                // Square rows.
+                let mut want = vec![0u64; 2 * n + 1];
+                let mut got = vec![0xA5A5_A5A5_A5A5_A5A5u64; 2 * n + 1];
+                unsafe {
+                    if n > 1 {
+                        cross_rows(want.as_mut_ptr(), a.as_ptr(), n);
+                    }
+                    double_add_diagonal(want.as_mut_ptr(), a.as_ptr(), n);
+                    square_rows(&mut got, a, n);
+                }
+                assert_eq!(want[..2 * n], got[..2 * n], "square rows, {ctx}");
+                // Product rows.
+                let mut want = vec![0u64; 2 * n + 1];
+                let mut got = vec![0x5A5A_5A5A_5A5A_5A5Au64; 2 * n + 1];
+                unsafe {
+                    product_rows(want.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
+                    multiply_rows(&mut got, a, b, n);
+                }
+                assert_eq!(want[..2 * n], got[..2 * n], "product rows, {ctx}");
+                // REDC rows, on any 2n limbs (all ones included: the longest carries).
+                let t0: Vec<u64> = a.iter().chain(b.iter()).copied().chain(std::iter::once(0)).collect();
+                let (mut want, mut got) = (t0.clone(), t0.clone());
+                let c1 = unsafe { redc_rows(want.as_mut_ptr(), m.as_ptr(), n, inv) };
+                let c2 = unsafe {
+                    match redc_generated(n) {
+                        Some(rows) => rows(got.as_mut_ptr(), m.as_ptr(), inv),
+                        None => redc_rows(got.as_mut_ptr(), m.as_ptr(), n, inv),
+                    }
+                };
+                assert_eq!((c1, &want[..2 * n]), (c2, &got[..2 * n]), "REDC rows, {ctx}");
+                // And the whole operations against the portable loops.
+                let (mut p1, mut p2) = (vec![0u64; n], vec![0u64; n]);
+                let mut t1 = vec![0u64; 2 * n + 1];
+                let mut t2 = vec![0u64; 2 * n + 1];
+                portable::amm_sqr(&mut p1, a, &m, inv, &mut t1);
+                unsafe { amm_sqr(&mut p2, a, &m, inv, &mut t2) };
+                assert_eq!(p1, p2, "amm_sqr, {ctx}");
+                let mut t3 = vec![0u64; n + 2];
+                portable::amm_mul(&mut p1, a, b, &m, inv, &mut t3);
+                unsafe { amm_mul(&mut p2, a, b, &m, inv, &mut t2) };
+                assert_eq!(p1, p2, "amm_mul, {ctx}");
+            }
+        }
+    }
+
+    /// Which limb counts have generated code: exactly the ones the build
+    /// script was asked for (a lookup that fell out would only be slower).
+    #[test]
+    fn generated_limb_counts() {
+        for n in 0..=build_limits::MAX_LIMBS + 2 {
+            assert_eq!(sqr_rows_generated(n).is_some(), (2..=build_limits::MAX_SQR_LIMBS).contains(&n), "n={n}");
+            assert_eq!(redc_generated(n).is_some(), (2..=build_limits::MAX_LIMBS).contains(&n), "n={n}");
+            assert_eq!(mul_rows_generated(n).is_some(), (2..=build_limits::MAX_LIMBS).contains(&n), "n={n}");
+        }
+    }
+
 }
 
 /// The MULX/ADX backend.

@@ -11,10 +11,13 @@
 //! accumulators stay in registers and no loop control is left; and
 //! `sqr_n_L` and `pow_L`, the loops around them.  The algorithm is documented in
 //! `src/fold.rs` and `src/ifma.rs`; this file only unrolls it.  Output:
-//! `$OUT_DIR/ifma_gen.rs`, included by `src/ifma.rs`.
+//! `$OUT_DIR/ifma_gen.rs`, included by `src/ifma.rs`.  It also writes the
+//! MULX/ADX rows of `src/adx.rs` (`src/build_adx.rs`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+
+mod build_adx;
 
 const MIN_L: usize = 7;
 const MAX_L: usize = 84;
@@ -467,6 +470,7 @@ const MUL_PASS_BLOCKS: usize = 8;
 
 fn main() {
     println!("cargo:rerun-if-changed=src/build_ifma.rs");
+    println!("cargo:rerun-if-changed=src/build_adx.rs");
     // `Py_3_13` etc. for the binding (src/python.rs), set only when it is built.
     #[cfg(feature = "python")]
     pyo3_build_config::use_pyo3_cfgs();
@@ -556,4 +560,6 @@ fn main() {
     writeln!(s, "    }})").unwrap();
     writeln!(s, "}}").unwrap();
     std::fs::write(out, s).unwrap();
+    let adx = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("adx_gen.rs");
+    std::fs::write(adx, build_adx::generate()).unwrap();
 }
