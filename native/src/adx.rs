@@ -306,8 +306,8 @@ unsafe fn add_doubled_middle(t: *mut u64, p: *const u64, h: usize) {
 }
 
 /// `t[0..2n] = a^2`: the generated rows where there are some, else the loops.
-/// Above `MAX_SQR_LIMBS` limbs (3072 and 4096 bits) the
-/// straight-line square no longer fits the caches, so an even `n = 2h`
+/// Above `MAX_SQR_LIMBS` limbs (2048 bits) the straight-line square no
+/// longer fits the caches, so an even `n = 2h` up to twice that
 /// takes its halves' squares and their product from the generated code:
 /// `a^2 = lo^2 + hi^2 R^2 + 2 lo hi R` (`R = 2^(64h)`), the same
 /// products in the same `2n` limbs (measured on Zen 4 against the loops:
@@ -545,7 +545,6 @@ mod generated_tests {
             assert_eq!(mul_rows_generated(n).is_some(), (2..=MAX_ROW_LIMBS).contains(&n), "n={n}");
         }
     }
-
 }
 
 /// The MULX/ADX backend.
