@@ -34,6 +34,7 @@ _SEQUENCE, _INTEGER, _OCTETS, _OID = 0x30, 0x02, 0x04, 0x06
 # A hostile file must not make this second decryption (after cryptography's own) unbounded: an OpenSSL
 # scrypt default is N = 2^14, r = 8, p = 1 (16 MiB); far beyond that, skip the check.
 _SCRYPT_MAX_BYTES = 1 << 30
+_PKCS12_MAX_ITERATIONS = 1 << 20
 
 
 class _Malformed(ValueError):
@@ -206,7 +207,9 @@ def _pkcs12_3des_prefix(der: bytes, params: tuple[int, int, int], ciphertext: by
     ss, se = _expect(fields[0], _OCTETS)
     iterations = _integer(der, fields[1])
     blocks = min(-(-length // 8), len(ciphertext) // 8)
-    if not 1 <= iterations <= 1 << 24 or blocks == 0:
+    # The KDF runs in Python here (about 0.5 us per iteration, twice): beyond a million iterations
+    # (OpenSSL writes 2048) the check is skipped rather than keep the loader busy for a second or more.
+    if not 1 <= iterations <= _PKCS12_MAX_ITERATIONS or blocks == 0:
         return None
     try:
         key = _pkcs12_kdf(password, der[ss:se], iterations, 1, 24)
