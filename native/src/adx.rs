@@ -416,19 +416,24 @@ pub(crate) unsafe fn redc_amm_raw(out: &mut [u64], t: &mut [u64], m: &[u64], m0i
 mod tests {
     use super::*;
 
+    /// A seeded xorshift64 stream.
+    fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
     /// Bit-for-bit agreement with the portable loops, including values >= N.
     #[test]
     fn same_results_as_portable() {
         if !(is_x86_feature_detected!("bmi2") && is_x86_feature_detected!("adx")) {
             return;
         }
-        let mut x = 0x1234_5678_9ABC_DEF1u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x1234_5678_9ABC_DEF1);
         for n in [1usize, 2, 3, 4, 5, 7, 8, 9, 16, 17, 32, 33, 64] {
             for _ in 0..20 {
                 let mut m: Vec<u64> = (0..n).map(|_| next()).collect();
@@ -449,11 +454,6 @@ mod tests {
             }
         }
     }
-}
-
-#[cfg(test)]
-mod generated_tests {
-    use super::*;
 
     /// The generated rows against the loops they replace, limb for limb over
     /// the whole scratch (and the REDC's carry), at every limb count with
@@ -466,13 +466,7 @@ mod generated_tests {
             return;
         }
         let seed = 0x5EED_ADC5_u64;
-        let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(seed);
         for n in 1..=MAX_ROW_LIMBS + 2 {
             let mut m: Vec<u64> = (0..n).map(|_| next()).collect();
             m[0] |= 1;
