@@ -4,7 +4,8 @@
 //! `$OUT_DIR/adx_gen.rs`, included by `src/adx.rs`.
 //!
 //! Three shapes, each the same arithmetic as the loop it replaces there (so
-//! the scratch limbs come out identical, which `adx.rs`'s tests check):
+//! the `2n` limbs of the result come out identical, which `adx.rs`'s tests
+//! check; the scratch's spare top limb is left as it was, not zeroed):
 //!
 //! * `sqr_rows_N` (`N` up to [`MAX_SQR_LIMBS`]): the square's cross rows,
 //!   each row written out at its own length, then the doubling and the
