@@ -103,7 +103,12 @@ def test_damaged_structures_never_raise(plain_keys) -> None:
     seed = 20261123
     r = random.Random(seed)
     good = _encrypted(plain_keys["rsa"], "pbes2-aes256-sha256", der=True)
-    header = len(good) - 640
+    # Where the ciphertext starts, from openssl's own parse: the last line is the encryptedData OCTET STRING,
+    # "offset:d=1  hl=H l=  L prim: OCTET STRING".
+    last = _openssl("asn1parse", "-inform", "DER", data=good).decode().strip().splitlines()[-1]
+    assert "OCTET STRING" in last, last
+    header = int(last.split(":", 1)[0]) + int(last.split("hl=")[1].split()[0])
+    assert 60 < header < len(good) - 16, header
     for cut in range(len(good) + 1):
         if cut < header + 8 or cut % 97 == 0:
             decrypted_prefix(good[:cut], PASSWORD)
