@@ -463,6 +463,22 @@ fn mul_cols(l: usize) -> String {
     s
 }
 
+/// The largest digit count with an interleaved pair of exponentiations
+/// (`pow_pair_{l}`): 2048-bit RSA halves, which is 43 digits.
+const MAX_PAIR_L: usize = 44;
+
+/// `ifma.rs`'s `pairs_interleave` on the build side: the fold's rows span
+/// all `v` vectors, i.e. no column-wise tail (`fold::tail_columns`) and no
+/// empty last vector.
+/// (`fold::tail_columns` restated: the build script cannot use the crate; the
+/// test `pair_kernels_cover_the_pairing_shapes` checks that the two agree.)
+fn pair_shape(k: usize, v: usize) -> bool {
+    let t = k - 8 * (v - 1);
+    let columns_pay = t <= 2 || (t == 3 && (4..=10).contains(&v));
+    let tail_columns = if v >= 2 && t <= 3 && columns_pay { t } else { 0 };
+    tail_columns == 0 && t != 0
+}
+
 /// Column blocks per pass of `mul_high_{l}` / `mul_low_{l}`: two accumulators each, which
 /// with the vectors of `y`, a window and a broadcast stay within the 32
 /// vector registers.
@@ -514,6 +530,42 @@ fn main() {
             .unwrap();
         }
     }
+    // Two interleaved exponentiations (RSA halves) up to 2048-bit halves,
+    // only for the shapes whose fold rows all span every vector
+    // (`pairs_interleave` in ifma.rs, checked again at dispatch).
+    for l in MIN_L..=MAX_PAIR_L {
+        let v = l.div_ceil(8);
+        let k = l - 1;
+        if !pair_shape(k, v) {
+            continue;
+        }
+        writeln!(
+            s,
+            "#[target_feature(enable = \"avx512f,avx512ifma\")]\n\
+             unsafe fn pow_pair_{l}(plans: [&FoldPlan; 2], s: [&mut [u64]; 2], tables: [&[u64]; 2], es: [&[u64]; 2], windows: usize, w: usize) {{\n\
+             \x20   macro_rules! go {{ ($sets:literal) => {{ pow_pair_windows_with::<{v}, {v2}, $sets>(plans, {k}, s, tables, es, windows, w, |xp, dp, x, d| sq_high_{l}(xp, dp, x, d), |xp, dp, x, d| sq_low_{l}(xp, dp, x, d), |xp, y| mul_high_{l}(xp, y), |xp, y| mul_low_{l}(xp, y)) }} }}\n\
+             \x20   match FOLD_SETS.with({v}, {l}) {{ 1 => go!(1), 2 => go!(2), 3 => go!(3), _ => go!(4) }}\n\
+             }}",
+            v2 = 2 * v,
+        )
+        .unwrap();
+    }
+    writeln!(s, "/// The generated pair of exponentiations for `l` digits, if there is one.").unwrap();
+    writeln!(
+        s,
+        "#[allow(clippy::type_complexity)]\n\
+         fn pow_pair_generated(l: usize) -> Option<unsafe fn([&FoldPlan; 2], [&mut [u64]; 2], [&[u64]; 2], [&[u64]; 2], usize, usize)> {{"
+    )
+    .unwrap();
+    writeln!(s, "    Some(match l {{").unwrap();
+    for l in MIN_L..=MAX_PAIR_L {
+        if pair_shape(l - 1, l.div_ceil(8)) {
+            writeln!(s, "        {l} => pow_pair_{l},").unwrap();
+        }
+    }
+    writeln!(s, "        _ => return None,").unwrap();
+    writeln!(s, "    }})").unwrap();
+    writeln!(s, "}}").unwrap();
     writeln!(s, "/// The generated product for `l` digits, if there is one.").unwrap();
     writeln!(
         s,

@@ -347,7 +347,8 @@ fn secret_work_leaves_no_stack_behind() {
     let offset = |i: usize| 8 * (words - i);
     let mut rng = Rng(0x5C2B);
     let e = BigUint::from(65537u32);
-    for bits in [256usize, 512, 1024, 1536, 2048] {
+    // 1920 bits: the widest halves that run paired (`Kernel::pow_windows_pair`, six buffers).
+    for bits in [256usize, 512, 1024, 1536, 1920, 2048] {
         let p = rng.big(bits) | BigUint::from(1u32);
         let mut q = rng.big(bits) | BigUint::from(1u32);
         while gcd(&p, &q) != BigUint::from(1u32) {

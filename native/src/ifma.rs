@@ -33,7 +33,11 @@
 //!   low columns of the high phase, the second from the low phase's halves);
 //!   where the table's last vector holds at most a few digits, most rows
 //!   leave it out and its digits are taken column-wise ([`fold_rows`]); one
-//!   more carry step gives the digits.
+//!   more carry step gives the digits;
+//! * two independent chains of one shape (the RSA halves) run interleaved
+//!   ([`pow_pair_windows_with`]): each operation's column phase with the
+//!   other chain's previous fold threaded through it, which fills the
+//!   waits one chain leaves idle (docs/native.md, item 30).
 //!
 //! Choices measured (`cargo test --release bench_variants -- --ignored
 //! --nocapture`, and `sqr_n` of two builds side by side; see
@@ -122,12 +126,22 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     dbuf: &mut Buf,
     sets: usize,
 ) -> [__m512i; V] {
+    let prepared = fold_prepare::<V, V2>(plan, k, cols, low, dbuf);
+    fold_finish::<V>(plan, k, &prepared, dbuf, sets)
+}
+
+/// The square's side of [`fold_tail`]: the high digits carried and stored
+/// to `dbuf`; returns the kept low columns and the low phase's low and high
+/// halves, which start the fold's first and second accumulator sets.
+#[inline(always)]
+unsafe fn fold_prepare<const V: usize, const V2: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    cols: &[__m512i; V2],
+    low: impl FnOnce() -> ([__m512i; V], [__m512i; V]),
+    dbuf: &mut Buf,
+) -> [[__m512i; V]; 3] {
     debug_assert_eq!(k, plan.k);
-    // The row count is a constant: the rows unroll completely at 1024 bits
-    // and above keep a loop with a known trip count, without leftover code
-    // (measured: 2048 bits 1-2% and 4096 bits 5% faster, 1024 and 3072
-    // bits within 1%).  Unrolled, it lost 24% before `dp` was laundered.
-    let h = k + 2;
     let zero = _mm512_setzero_si512();
     // High digits d_c, c >= K, into dbuf[c]; low columns kept in rl.
     let kb = k / LANES;
@@ -163,6 +177,26 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
     // faster at 1024 bits than after the rows).  They start the fold's
     // second accumulator set, so they cost no extra adds.
     let (ll, lh) = low();
+    [rl, ll, lh]
+}
+
+/// The fold's side of [`fold_tail`]: the rows from the digits in `dbuf`
+/// (after [`fold_prepare`]), then one carry step.
+#[inline(always)]
+unsafe fn fold_finish<const V: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    prepared: &[[__m512i; V]; 3],
+    dbuf: &Buf,
+    sets: usize,
+) -> [__m512i; V] {
+    // The row count is a constant: the rows unroll completely at 1024 bits
+    // and above keep a loop with a known trip count, without leftover code
+    // (measured: 2048 bits 1-2% and 4096 bits 5% faster, 1024 and 3072
+    // bits within 1%).  Unrolled, it lost 24% before `dp` was laundered.
+    let h = k + 2;
+    let zero = _mm512_setzero_si512();
+    let [rl, ll, lh] = *prepared;
     let table = plan.table.as_ptr() as *const i64;
     // Laundered like `xp`: once the rows unroll, the optimiser would
     // otherwise forward the digit stores and broadcast by `vpermq` (port 5).
@@ -176,9 +210,16 @@ unsafe fn fold_tail<const V: usize, const V2: usize>(
         3 => fold_rows::<V, 3>(table, tail, k, dp, h, [rl, [zero; V]], [ll, lh]),
         _ => fold_rows::<V, 4>(table, tail, k, dp, h, [rl, [zero; V]], [ll, lh]),
     };
-    // R = low + 4 * high one lane up, then one carry step.  (A second table
-    // shifted one lane, so that the high halves land in place, was measured
-    // slower: the extra loads cost more than the saved shuffle.)
+    carried_digits(&rl, &rh)
+}
+
+/// `R = low + 4 * high` one lane up, then one carry step: the next loop
+/// value.  (A second table shifted one lane, so that the high halves land
+/// in place, was measured slower: the extra loads cost more than the saved
+/// shuffle.)
+#[inline(always)]
+unsafe fn carried_digits<const V: usize>(rl: &[__m512i; V], rh: &[__m512i; V]) -> [__m512i; V] {
+    let zero = _mm512_setzero_si512();
     let mut x = [zero; V];
     let mut hprev = zero;
     let mut rprev = zero;
@@ -539,8 +580,20 @@ unsafe fn sqr_step<const V: usize, const V2: usize>(
     high: &impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
     low: &impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
 ) -> [__m512i; V] {
-    // Digits to memory for the row broadcasts, doubled digits in
-    // registers for the operand windows.
+    let (xp, dp, d) = square_operands(x, xs, ds);
+    let c = high(xp, dp, x, &d);
+    fold_tail::<V, V2>(plan, k, &c, || low(xp, dp, x, &d), dbuf, sets)
+}
+
+/// The square's operands: the digits stored for the row broadcasts (`xp`),
+/// the doubled digits `d` in registers for the windows and stored for the
+/// windows read from memory (`dp`).
+#[inline(always)]
+unsafe fn square_operands<const V: usize>(
+    x: &[__m512i; V],
+    xs: &mut Buf,
+    ds: &mut Buf,
+) -> (*const i64, *const i64, [__m512i; V]) {
     for v in 0..V {
         _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
     }
@@ -556,9 +609,155 @@ unsafe fn sqr_step<const V: usize, const V2: usize>(
     for (v, dv) in d.iter().enumerate() {
         _mm512_store_epi64(ds.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, *dv);
     }
-    let dp = opaque(ds.0.as_ptr().add(PAD) as *const i64);
+    (xp, opaque(ds.0.as_ptr().add(PAD) as *const i64), d)
+}
+
+/// Whether a paired exponentiation is generated for `l` digits (tests).
+#[cfg(test)]
+pub(crate) fn pow_pair_exists(l: usize) -> bool {
+    pow_pair_generated(l).is_some()
+}
+
+/// Whether two chains of `k` table digits in `v` vectors can run
+/// interleaved ([`pow_pair_windows_with`]): every fold row spans all `v`
+/// vectors (no column-wise tail, no empty last vector), so the rows split
+/// anywhere.
+pub(crate) fn pairs_interleave(k: usize, v: usize) -> bool {
+    v >= 1 && tail_columns(k, v) == 0 && k != LANES * (v - 1)
+}
+
+
+/// The other chain's fold, threaded through one chain's column phase
+/// ([`FoldThread::rows`] between its parts): both are independent, so the
+/// core runs the rows while the columns wait on their own chains, and the
+/// reverse; one chain alone has no such work (docs/native.md, item 30).
+/// The digits are those [`fold_finish`] gives.
+struct FoldThread<const V: usize, const S: usize> {
+    al: [[__m512i; V]; S],
+    ah: [[__m512i; V]; S],
+    table: *const i64,
+    dp: *const u64,
+    h: usize,
+    /// Where the rows are cut: before the columns' high phase, between it
+    /// and its carry, after (1024 bits, 23 rows: 11 / 11 / 1 was the fastest
+    /// cut measured; 6 / 6 / 11 and 8 / 8 / 7 were 2-4 % slower).
+    cuts: [usize; 2],
+}
+
+impl<const V: usize, const S: usize> FoldThread<V, S> {
+    #[inline(always)]
+    unsafe fn new(plan: &FoldPlan, k: usize, prepared: &[[__m512i; V]; 3], dbuf: &Buf) -> Self {
+        debug_assert!(pairs_interleave(k, V) && plan.k == k);
+        let zero = _mm512_setzero_si512();
+        let [rl, ll, lh] = *prepared;
+        let mut al = [[zero; V]; S];
+        let mut ah = [[zero; V]; S];
+        al[0] = rl;
+        if S >= 2 {
+            al[1] = ll;
+            ah[1] = lh;
+        } else {
+            for v in 0..V {
+                al[0][v] = _mm512_add_epi64(al[0][v], ll[v]);
+                ah[0][v] = _mm512_add_epi64(ah[0][v], lh[v]);
+            }
+        }
+        let h = k + 2;
+        FoldThread {
+            al,
+            ah,
+            table: plan.table.as_ptr() as *const i64,
+            dp: opaque(dbuf.0.as_ptr().add(k) as *const i64) as *const u64,
+            h,
+            cuts: [h / 2, h - 1],
+        }
+    }
+
+    /// Part `part` (0, 1, 2) of the rows.
+    #[inline(always)]
+    unsafe fn rows(&mut self, part: usize) {
+        let from = if part == 0 { 0 } else { self.cuts[part - 1] };
+        let to = if part == 2 { self.h } else { self.cuts[part] };
+        fold_row_run::<V, S>(self.table, self.dp, self.h, from, to, V, &mut self.al, &mut self.ah);
+    }
+
+    /// The next loop value.
+    #[inline(always)]
+    unsafe fn digits(&self) -> [__m512i; V] {
+        let mut rl = self.al[S - 1];
+        let mut rh = self.ah[S - 1];
+        for set in (0..S - 1).rev() {
+            for v in 0..V {
+                rl[v] = _mm512_add_epi64(self.al[set][v], rl[v]);
+                rh[v] = _mm512_add_epi64(self.ah[set][v], rh[v]);
+            }
+        }
+        carried_digits(&rl, &rh)
+    }
+}
+
+/// One squaring's column phase of `x` (its buffers `xs`, `ds`, digits to
+/// `dbuf`), with the fold `thread` of the other chain, if any, run through
+/// it.  Returns the squaring's prepared fold.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn square_columns_threaded<const V: usize, const V2: usize, const S: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    x: &[__m512i; V],
+    xs: &mut Buf,
+    ds: &mut Buf,
+    dbuf: &mut Buf,
+    thread: &mut Option<FoldThread<V, S>>,
+    high: &impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
+    low: &impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
+) -> [[__m512i; V]; 3] {
+    if let Some(t) = thread.as_mut() {
+        t.rows(0);
+    }
+    let (xp, dp, d) = square_operands(x, xs, ds);
     let c = high(xp, dp, x, &d);
-    fold_tail::<V, V2>(plan, k, &c, || low(xp, dp, x, &d), dbuf, sets)
+    if let Some(t) = thread.as_mut() {
+        t.rows(1);
+    }
+    let prepared = fold_prepare::<V, V2>(plan, k, &c, || low(xp, dp, x, &d), dbuf);
+    if let Some(t) = thread.as_mut() {
+        t.rows(2);
+    }
+    prepared
+}
+
+/// One product's column phase (`x * y`, `x` broadcast from `xs`), like
+/// [`square_columns_threaded`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn product_columns_threaded<const V: usize, const V2: usize, const S: usize>(
+    plan: &FoldPlan,
+    k: usize,
+    x: &[__m512i; V],
+    y: &[__m512i; V],
+    xs: &mut Buf,
+    dbuf: &mut Buf,
+    thread: &mut Option<FoldThread<V, S>>,
+    mul_high: &impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    mul_low: &impl Fn(*const i64, &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
+) -> [[__m512i; V]; 3] {
+    if let Some(t) = thread.as_mut() {
+        t.rows(0);
+    }
+    for v in 0..V {
+        _mm512_store_epi64(xs.0.as_mut_ptr().add(PAD + LANES * v) as *mut i64, x[v]);
+    }
+    let xp = opaque(xs.0.as_ptr().add(PAD) as *const i64);
+    let c = mul_high(xp, y);
+    if let Some(t) = thread.as_mut() {
+        t.rows(1);
+    }
+    let prepared = fold_prepare::<V, V2>(plan, k, &c, || mul_low(xp, y), dbuf);
+    if let Some(t) = thread.as_mut() {
+        t.rows(2);
+    }
+    prepared
 }
 
 /// The entry `digit` of a table of `entries` loop values (`8V` digits
@@ -630,6 +829,93 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     }
     save_digits(&x, s);
     for buf in [&mut xs, &mut ds, &mut dbuf] {
+        crate::rsa::zeroize(&mut buf.0);
+    }
+}
+
+/// [`pow_windows_with`] for two chains at once (the two halves of an RSA
+/// private operation): chain `i` has the plan `plans[i]`, state `s[i]`,
+/// window table `tables[i]` and exponent `es[i]`; both run `windows`
+/// windows of `w` bits.  Their operations alternate (chain 0's squaring,
+/// chain 1's, ..., chain 0's product, chain 1's), software-pipelined: each
+/// one's column phase runs with the previous one's fold threaded through
+/// it, and each waits only for the operation two places back, of its own
+/// chain.  Results are those of two separate calls.  Nothing branches on
+/// the exponents, and the buffers are zeroed before returning.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>(
+    plans: [&FoldPlan; 2],
+    k: usize,
+    s: [&mut [u64]; 2],
+    tables: [&[u64]; 2],
+    es: [&[u64]; 2],
+    windows: usize,
+    w: usize,
+    high: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> [__m512i; V2],
+    low: impl Fn(*const i64, *const i64, &[__m512i; V], &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
+    mul_high: impl Fn(*const i64, &[__m512i; V]) -> [__m512i; V2],
+    mul_low: impl Fn(*const i64, &[__m512i; V]) -> ([__m512i; V], [__m512i; V]),
+) {
+    let entries = 1usize << w;
+    for i in 0..2 {
+        assert!(V2 == 2 * V && plans[i].v == V && plans[i].k == k && s[i].len() == LANES * V);
+        assert!(tables[i].len() == entries * LANES * V, "pow_pair_windows: tables of 2^w entries of 8V digits");
+    }
+    assert!(windows >= 1 && w >= 1 && pairs_interleave(k, V));
+    // Operand, doubled-digit and digit buffers of chain 0, then of chain 1.
+    let mut bufs = [Buf([0; BUF]); 6];
+    let top = (windows - 1) * w;
+    let mut x = [
+        ct_select_entry::<V>(tables[0], entries, crate::rsa::bits_at(es[0], top, w)),
+        ct_select_entry::<V>(tables[1], entries, crate::rsa::bits_at(es[1], top, w)),
+    ];
+    // The fold in flight: always the other chain's (operations alternate).
+    let mut thread: Option<FoldThread<V, S>> = None;
+    for j in (0..windows - 1).rev() {
+        for op in 0..=w {
+            // w squarings, then the product with the window's entry.
+            let ys = if op == w {
+                let digits = [crate::rsa::bits_at(es[0], j * w, w), crate::rsa::bits_at(es[1], j * w, w)];
+                // The deliberate leak of the constant-time checks (test builds only).
+                #[cfg(feature = "ct-leak-test")]
+                if digits[0] == 0 {
+                    core::hint::black_box(&x);
+                }
+                Some([
+                    ct_select_entry::<V>(tables[0], entries, digits[0]),
+                    ct_select_entry::<V>(tables[1], entries, digits[1]),
+                ])
+            } else {
+                None
+            };
+            for i in 0..2 {
+                let [xs0, ds0, db0, xs1, ds1, db1] = &mut bufs;
+                let (xs, ds, dbuf) = if i == 0 { (xs0, ds0, db0) } else { (xs1, ds1, db1) };
+                let prepared = match &ys {
+                    None => square_columns_threaded::<V, V2, S>(plans[i], k, &x[i], xs, ds, dbuf, &mut thread, &high, &low),
+                    Some(y) => product_columns_threaded::<V, V2, S>(
+                        plans[i], k, &x[i], &y[i], xs, dbuf, &mut thread, &mul_high, &mul_low,
+                    ),
+                };
+                if let Some(t) = thread.take() {
+                    x[1 - i] = t.digits();
+                }
+                thread = Some(FoldThread::new(plans[i], k, &prepared, &bufs[3 * i + 2]));
+            }
+        }
+    }
+    // The last fold in flight (chain 1's product), alone.
+    if let Some(mut t) = thread.take() {
+        for part in 0..3 {
+            t.rows(part);
+        }
+        x[1] = t.digits();
+    }
+    let [s0, s1] = s;
+    save_digits(&x[0], s0);
+    save_digits(&x[1], s1);
+    for buf in bufs.iter_mut() {
         crate::rsa::zeroize(&mut buf.0);
     }
 }
@@ -820,6 +1106,35 @@ impl Kernel for FoldIfmaKernel {
         // SAFETY: as above; both products read all of `a` before writing it.
         let p = a.as_mut_ptr();
         unsafe { self.mul_raw(p, b, p) };
+    }
+    fn pow_windows_pair(
+        &self,
+        other: &dyn Kernel,
+        s: &mut [u64],
+        table: &[u64],
+        e: &[u64],
+        s2: &mut [u64],
+        table2: &[u64],
+        e2: &[u64],
+        windows: usize,
+        w: usize,
+    ) -> bool {
+        // Only another IFMA fold kernel (so its plan is an IFMA plan) of the
+        // same shape.
+        let Some(plan2) = other.fold_plan().filter(|_| other.name() == "ifma") else {
+            return false;
+        };
+        let (k, v) = (self.plan.k, self.plan.v);
+        if plan2.k != k || plan2.v != v || !pairs_interleave(k, v) || windows == 0 || !(1..=8).contains(&w) {
+            return false;
+        }
+        let Some(f) = pow_pair_generated(k + 1) else {
+            return false;
+        };
+        // SAFETY: the kernel exists only if the CPU has the features; both
+        // plans have this shape (the generated function asserts the sizes).
+        unsafe { f([&self.plan, plan2], [s, s2], [table, table2], [e, e2], windows, w) };
+        true
     }
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
         let f = pow_generated(self.plan.k + 1)

@@ -40,6 +40,28 @@ pub trait Kernel: Send + Sync {
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
         crate::rsa::pow_windows_generic(self, s, table, e, windows, w)
     }
+    /// Two fixed-window exponentiations at once, `self`'s (`s`, `table`,
+    /// `e`) and `other`'s (`s2`, `table2`, `e2`), both of `windows` windows
+    /// of `w` bits, with the results of two [`Kernel::pow_windows`] calls.
+    /// Returns false, touching nothing, when this backend cannot pair with
+    /// `other` (the caller then makes the two calls): `ifma` pairs with
+    /// another `ifma` kernel of the same shape and interleaves the two
+    /// chains, which one chain alone cannot keep the core busy with.
+    #[allow(clippy::too_many_arguments)]
+    fn pow_windows_pair(
+        &self,
+        _other: &dyn Kernel,
+        _s: &mut [u64],
+        _table: &[u64],
+        _e: &[u64],
+        _s2: &mut [u64],
+        _table2: &[u64],
+        _e2: &[u64],
+        _windows: usize,
+        _w: usize,
+    ) -> bool {
+        false
+    }
     /// The fold plan, for the fold backends (`ifma`, `fold-portable`), whose
     /// loop forms are radix-2^50 digits: callers may then leave the loop form
     /// with [`crate::single::fold_leave`] instead of [`Kernel::leave`].

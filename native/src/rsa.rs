@@ -378,11 +378,18 @@ impl HalfCtx {
     /// `c^e mod p`, canonical; `e` processed at exactly `exp_bits` bits in
     /// fixed windows of `w` bits ([`default_window`] when `None`).
     pub fn pow(&self, c: &[u64], e: &[u64], exp_bits: usize, w: Option<usize>) -> Vec<u64> {
+        let mut run = self.pow_start(c, exp_bits, w);
+        self.kernel().pow_windows(&mut run.acc, &run.table, e, run.windows, run.w);
+        self.pow_end(run)
+    }
+
+    /// The window table of `c` in loop form (`base^0 .. base^(2^w - 1)`) and
+    /// a zero accumulator: everything of [`HalfCtx::pow`] before its loop.
+    fn pow_start(&self, c: &[u64], exp_bits: usize, w: Option<usize>) -> PowRun {
         let kernel = self.kernel();
         let plan = kernel.fold_plan().expect("a fold kernel");
         let n = self.n();
         let mut cm = self.reduce(c);
-        // The window table in loop form: base^0 .. base^(2^w - 1).
         let lanes = LANES * plan.v;
         let w = w.unwrap_or_else(|| default_window(exp_bits));
         assert!((1..=8).contains(&w), "rsa::HalfCtx::pow: window of 1 to 8 bits");
@@ -400,13 +407,18 @@ impl HalfCtx {
         }
         #[cfg(target_arch = "x86_64")]
         crate::ifma::clear_mul_scratch();
-        let windows = exp_bits.div_ceil(w).max(1);
-        let mut accd = vec![0u64; lanes];
-        kernel.pow_windows(&mut accd, &wt, e, windows, w);
-        let out = fold_leave(plan, &self.mont, &self.r2, &accd);
-        for buf in [&mut cm, &mut wt, &mut accd, &mut base] {
-            zeroize(buf);
-        }
+        zeroize(&mut cm);
+        zeroize(&mut base);
+        PowRun { table: wt, acc: vec![0u64; lanes], windows: exp_bits.div_ceil(w).max(1), w }
+    }
+
+    /// The canonical result of a run's accumulator; the run's buffers are
+    /// zeroed.
+    fn pow_end(&self, mut run: PowRun) -> Vec<u64> {
+        let plan = self.kernel().fold_plan().expect("a fold kernel");
+        let out = fold_leave(plan, &self.mont, &self.r2, &run.acc);
+        zeroize(&mut run.table);
+        zeroize(&mut run.acc);
         out
     }
 
@@ -460,6 +472,16 @@ impl Drop for HalfCtx {
             }
         }
     }
+}
+
+/// One exponentiation between [`HalfCtx::pow_start`] and
+/// [`HalfCtx::pow_end`]: the secret window table, the accumulator, and the
+/// window count and width.
+struct PowRun {
+    table: Vec<u64>,
+    acc: Vec<u64>,
+    windows: usize,
+    w: usize,
 }
 
 /// One half: `c^e mod p`, canonical.  `c` has any number of limbs, `e` is
@@ -553,8 +575,22 @@ impl RsaCtx {
     }
 
     /// `(c^dp mod p, c^dq mod q)`, exponents processed at `exp_bits` bits.
+    /// Both halves run at once where the kernels pair
+    /// ([`Kernel::pow_windows_pair`]: `ifma` with `p` and `q` of one shape,
+    /// e.g. every 2048-bit key), else one after the other.
     pub fn halves(&self, c: &[u64], dp: &[u64], dq: &[u64], exp_bits: usize) -> (Vec<u64>, Vec<u64>) {
-        (self.hp.pow(c, dp, exp_bits, None), self.hq.pow(c, dq, exp_bits, None))
+        let mut rp = self.hp.pow_start(c, exp_bits, None);
+        let mut rq = self.hq.pow_start(c, exp_bits, None);
+        debug_assert!(rp.windows == rq.windows && rp.w == rq.w);
+        let (kp, kq) = (self.hp.kernel(), self.hq.kernel());
+        let paired = kp.pow_windows_pair(
+            kq, &mut rp.acc, &rp.table, dp, &mut rq.acc, &rq.table, dq, rp.windows, rp.w,
+        );
+        if !paired {
+            kp.pow_windows(&mut rp.acc, &rp.table, dp, rp.windows, rp.w);
+            kq.pow_windows(&mut rq.acc, &rq.table, dq, rq.windows, rq.w);
+        }
+        (self.hp.pow_end(rp), self.hq.pow_end(rq))
     }
 
     /// Garner: the `x < n` with `x = xp (mod p)`, `x = xq (mod q)`, as

@@ -569,3 +569,92 @@ fn bench_multiexp() {
                   {:.1} ms = {:.2}M sqr", mul / sq, best * 1e3, best * 1e9 / sq / 1e6);
     }
 }
+
+/// The interleaved pair of exponentiations (`pow_windows_pair`, the RSA
+/// halves) against two separate `pow_windows` calls, digit for digit, at
+/// every digit count up to 2048-bit halves: windows of 1 to 6 bits, one
+/// window only, exponents all zeros, all ones and random, tables holding
+/// the extreme loop state.  It pairs exactly where `pairs_interleave` says,
+/// never with another backend or another shape.
+#[test]
+fn ifma_paired_exponentiations_match_two_single_ones() {
+    if !dispatch::supported("ifma") {
+        eprintln!("skipped: no AVX-512 IFMA on this CPU");
+        return;
+    }
+    let seed = 0x5EED_0030;
+    let mut rng = Rng(seed);
+    let mut paired_digit_counts = std::collections::BTreeSet::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for bits in (256usize..=2100).step_by(7) {
+        let (m1, m2) = (modulus(&mut rng, bits), modulus(&mut rng, bits));
+        let (p1, p2) = (FoldPlan::new(&m1), FoldPlan::new(&m2));
+        if p1.l() != p2.l() || !seen.insert(p1.l()) {
+            continue;
+        }
+        let (l, v) = (p1.l(), p1.v);
+        let (k1, k2) = (dispatch::build("ifma", &m1).unwrap(), dispatch::build("ifma", &m2).unwrap());
+        let lanes = LANES * v;
+        let max_digit = (1u64 << 50) + (1 << 14) - 1;
+        for (w, windows, pattern) in [(1usize, 9usize, 0u8), (4, 1, 1), (5, 7, 2), (6, 4, 1), (3, 11, 0)] {
+            let entries = 1 << w;
+            // Loop forms: random residues, plus one entry at the largest digits (I1) allows below K.
+            let table = |kern: &dyn Kernel, m: &[u64], rng: &mut Rng| -> Vec<u64> {
+                let mut t = Vec::with_capacity(entries * lanes);
+                for i in 0..entries {
+                    if i == 1 {
+                        let mut extreme = vec![0u64; lanes];
+                        extreme[..l - 1].fill(max_digit);
+                        t.extend_from_slice(&extreme);
+                    } else {
+                        t.extend(kern.enter(&limbs(&(big(&rng.limbs(m.len())) % big(m)), m.len())));
+                    }
+                }
+                t
+            };
+            let (t1, t2) = (table(&*k1, &m1, &mut rng), table(&*k2, &m2, &mut rng));
+            let ne = (windows * w).div_ceil(64) + 1;
+            let exponent = |rng: &mut Rng| -> Vec<u64> {
+                match pattern {
+                    0 => rng.limbs(ne),
+                    1 => vec![u64::MAX; ne],
+                    _ => vec![0; ne],
+                }
+            };
+            let (e1, e2) = (exponent(&mut rng), rng.limbs(ne));
+            let (mut want1, mut want2) = (vec![0u64; lanes], vec![0u64; lanes]);
+            k1.pow_windows(&mut want1, &t1, &e1, windows, w);
+            k2.pow_windows(&mut want2, &t2, &e2, windows, w);
+            let (mut got1, mut got2) = (vec![7u64; lanes], vec![7u64; lanes]);
+            let paired = k1.pow_windows_pair(&*k2, &mut got1, &t1, &e1, &mut got2, &t2, &e2, windows, w);
+            let expected = crate::ifma::pairs_interleave(l - 1, v);
+            assert_eq!(paired, expected, "L = {l}: pairs where pairs_interleave says (seed {seed:#x})");
+            if paired {
+                paired_digit_counts.insert(l);
+                assert_eq!(got1, want1, "L = {l}, w = {w}, {windows} windows: first chain (seed {seed:#x})");
+                assert_eq!(got2, want2, "L = {l}, w = {w}, {windows} windows: second chain (seed {seed:#x})");
+            } else {
+                assert!(got1.iter().chain(&got2).all(|&d| d == 7), "L = {l}: an unpaired call wrote");
+            }
+        }
+        // Another backend or another shape never pairs.
+        let portable = dispatch::build("fold-portable", &m1).unwrap();
+        let other = dispatch::build("ifma", &modulus(&mut rng, bits + 60)).unwrap();
+        let t = vec![0u64; 2 * lanes];
+        let (mut a, mut b) = (vec![0u64; lanes], vec![0u64; lanes]);
+        assert!(!k1.pow_windows_pair(&*portable, &mut a, &t, &[1], &mut b, &t, &[1], 1, 1));
+        if other.fold_plan().unwrap().l() != l {
+            let mut c = vec![0u64; LANES * other.fold_plan().unwrap().v];
+            let t2 = vec![0u64; 2 * c.len()];
+            assert!(!k1.pow_windows_pair(&*other, &mut a, &t, &[1], &mut c, &t2, &[1], 1, 1));
+        }
+    }
+    assert!(paired_digit_counts.contains(&22), "1024-bit halves pair");
+    assert!(paired_digit_counts.len() >= 20, "pairs at {paired_digit_counts:?}");
+    // The build script's restatement of the shape rule agrees with the crate's.
+    for l in 7..=84usize {
+        let v = l.div_ceil(LANES);
+        let generated = crate::ifma::pow_pair_exists(l);
+        assert_eq!(generated, l <= 44 && crate::ifma::pairs_interleave(l - 1, v), "L = {l}");
+    }
+}
