@@ -865,6 +865,10 @@ unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>
     assert!(windows >= 1 && w >= 1 && pairs_interleave(k, V));
     // Operand, doubled-digit and digit buffers of chain 0, then of chain 1.
     let mut bufs = [Buf([0; BUF]); 6];
+    // Every buffer reference below comes from this one pointer: the fold in
+    // flight reads one chain's digit buffer while the other chain's are
+    // written (disjoint elements).
+    let base = bufs.as_mut_ptr();
     let top = (windows - 1) * w;
     let mut x = [
         ct_select_entry::<V>(tables[0], entries, crate::rsa::bits_at(es[0], top, w)),
@@ -890,8 +894,7 @@ unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>
                 None
             };
             for i in 0..2 {
-                let [xs0, ds0, db0, xs1, ds1, db1] = &mut bufs;
-                let (xs, ds, dbuf) = if i == 0 { (xs0, ds0, db0) } else { (xs1, ds1, db1) };
+                let (xs, ds, dbuf) = (&mut *base.add(3 * i), &mut *base.add(3 * i + 1), &mut *base.add(3 * i + 2));
                 let prepared = match &ys {
                     None => square_columns_threaded::<V, V2, S>(plans[i], k, &x[i], xs, ds, dbuf, &mut thread, &high, &low),
                     Some(y) => product_columns_threaded::<V, V2, S>(
@@ -901,7 +904,7 @@ unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>
                 if let Some(t) = thread.take() {
                     x[1 - i] = t.digits();
                 }
-                thread = Some(FoldThread::new(plans[i], k, &prepared, &bufs[3 * i + 2]));
+                thread = Some(FoldThread::new(plans[i], k, &prepared, &*base.add(3 * i + 2)));
             }
         }
     }
