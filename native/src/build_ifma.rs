@@ -468,10 +468,10 @@ fn mul_cols(l: usize) -> String {
 const MAX_PAIR_L: usize = 44;
 
 /// `ifma.rs`'s `pairs_interleave` on the build side: the fold's rows span
-/// all `v` vectors, i.e. no column-wise tail (`fold::tail_columns`) and no
-/// empty last vector.
-/// (`fold::tail_columns` restated: the build script cannot use the crate; the
-/// test `pair_kernels_cover_the_pairing_shapes` checks that the two agree.)
+/// all `v` vectors, i.e. no column-wise tail (`fold::tail_columns`, restated
+/// here because the build script cannot use the crate) and no empty last
+/// vector.  `tests::ifma_paired_exponentiations_match_two_single_ones`
+/// checks that the two rules agree at every digit count.
 fn pair_shape(k: usize, v: usize) -> bool {
     let t = k - 8 * (v - 1);
     let columns_pay = t <= 2 || (t == 3 && (4..=10).contains(&v));
