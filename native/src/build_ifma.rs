@@ -12,12 +12,14 @@
 //! `sqr_n_L` and `pow_L`, the loops around them.  The algorithm is documented in
 //! `src/fold.rs` and `src/ifma.rs`; this file only unrolls it.  Output:
 //! `$OUT_DIR/ifma_gen.rs`, included by `src/ifma.rs`.  It also writes the
-//! MULX/ADX rows of `src/adx.rs` (`src/build_adx.rs`).
+//! MULX/ADX rows of `src/adx.rs` (`src/build_adx.rs`) and the AVX-512F
+//! kernel of `src/avx512f.rs` (`src/build_avx512f.rs`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 mod build_adx;
+mod build_avx512f;
 
 const MIN_L: usize = 7;
 const MAX_L: usize = 84;
@@ -487,6 +489,8 @@ const MUL_PASS_BLOCKS: usize = 8;
 fn main() {
     println!("cargo:rerun-if-changed=src/build_ifma.rs");
     println!("cargo:rerun-if-changed=src/build_adx.rs");
+    println!("cargo:rerun-if-changed=src/build_avx512f.rs");
+    println!("cargo:rerun-if-changed=src/fold32_shape.rs");
     // `Py_3_13` etc. for the binding (src/python.rs), set only when it is built.
     #[cfg(feature = "python")]
     pyo3_build_config::use_pyo3_cfgs();
@@ -614,4 +618,6 @@ fn main() {
     std::fs::write(out, s).unwrap();
     let adx = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("adx_gen.rs");
     std::fs::write(adx, build_adx::generate()).unwrap();
+    let avx512f = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("avx512f_gen.rs");
+    std::fs::write(avx512f, build_avx512f::generate()).unwrap();
 }

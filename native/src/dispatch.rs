@@ -4,6 +4,7 @@
 //! tests CPU features.
 
 use crate::fold::FoldPortableKernel;
+use crate::fold32::Fold32PortableKernel;
 use crate::kernel::{Kernel, PortableKernel};
 
 /// Every backend compiled into this crate, fastest-capable last.
@@ -15,7 +16,22 @@ use crate::kernel::{Kernel, PortableKernel};
 /// * `ifma`: AVX-512 IFMA, redundant radix 2^50 with the table fold.
 /// * `ifma-mont`: AVX-512 IFMA, radix 2^52 almost-Montgomery (kept for the
 ///   comparison; slower than `ifma` at every width measured).
-pub const BACKENDS: &[&str] = &["portable", "fold-portable", "adx", "ifma", "ifma-mont"];
+/// * `fold32-portable`: the scalar twin of `avx512f` (same digits); any CPU,
+///   slow.
+/// * `avx512f`: AVX-512F without IFMA, redundant radix 2^27 or 2^28 with the
+///   table fold and 32-bit products (`vpmuludq`).
+pub const BACKENDS: &[&str] = &[
+    "portable",
+    "fold-portable",
+    "adx",
+    "ifma",
+    "ifma-mont",
+    "fold32-portable",
+    "avx512f",
+];
+
+/// The scalar backends: any CPU, any odd modulus from 3 up to `MAX_BITS`.
+pub const PORTABLE_BACKENDS: &[&str] = &["portable", "fold-portable", "fold32-portable"];
 
 /// Smallest and largest modulus widths (bits) of the fast backends; the
 /// portable ones take any odd modulus >= 3 up to `MAX_BITS`.
@@ -46,12 +62,14 @@ pub fn cpu_features() -> Vec<(&'static str, bool)> {
 /// Whether this CPU runs backend `name` (false for unknown names).
 pub fn supported(name: &str) -> bool {
     match name {
-        "portable" | "fold-portable" => true,
+        "portable" | "fold-portable" | "fold32-portable" => true,
         #[cfg(target_arch = "x86_64")]
         "adx" => {
             std::arch::is_x86_feature_detected!("bmi2")
                 && std::arch::is_x86_feature_detected!("adx")
         }
+        #[cfg(target_arch = "x86_64")]
+        "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
         #[cfg(target_arch = "x86_64")]
         "ifma" | "ifma-mont" => {
             std::arch::is_x86_feature_detected!("avx512f")
@@ -103,7 +121,7 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
             format!("must be an odd integer >= 3, got a value of {bits} bits"),
         );
     }
-    let fast = !matches!(name, "portable" | "fold-portable");
+    let fast = !PORTABLE_BACKENDS.contains(&name);
     let min_bits = if fast { MIN_FAST_BITS } else { 2 };
     if bits < min_bits || bits > MAX_BITS {
         return err(
@@ -119,6 +137,7 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
     Ok(match name {
         "portable" => Box::new(PortableKernel::new(m)),
         "fold-portable" => Box::new(FoldPortableKernel::new(m)),
+        "fold32-portable" => Box::new(Fold32PortableKernel::new(m)),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: supported() checked bmi2 and adx.
         "adx" => Box::new(unsafe { crate::adx::AdxKernel::new_unchecked(m) }),
@@ -128,6 +147,9 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
         "ifma-mont" => Box::new(unsafe { crate::ifma_mont::MontIfmaKernel::new_unchecked(m) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: supported() checked avx512f; the width check is above.
+        "avx512f" => Box::new(unsafe { crate::avx512f::Avx512fKernel::new_unchecked(m) }),
         _ => unreachable!(),
     })
 }

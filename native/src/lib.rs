@@ -6,7 +6,9 @@
 //!   generic `sqr_n` / `mul` / `pow` over it, and the portable backend.
 //! * [`fold`]: the redundant radix-2^50 table fold (plan, bounds, the portable
 //!   twin of the IFMA kernel).
-//! * `adx`, `ifma`, `ifma_mont` (x86-64): the fast backends.
+//! * [`fold32`], [`fold32_shape`]: the same fold in radix 2^26-2^28 with 32-bit
+//!   digit products (plan, bounds, the portable twin of the AVX-512F kernel).
+//! * `adx`, `ifma`, `ifma_mont`, `avx512f` (x86-64): the fast backends.
 //! * [`dispatch`]: the one place that checks CPU features and builds kernels.
 //!
 //! The `python` feature, which maturin turns on, adds the extension module
@@ -14,6 +16,8 @@
 
 pub mod dispatch;
 pub mod fold;
+pub mod fold32;
+pub mod fold32_shape;
 pub mod kernel;
 pub mod portable;
 pub mod single;
@@ -21,6 +25,8 @@ pub mod rsa;
 
 #[cfg(target_arch = "x86_64")]
 pub mod adx;
+#[cfg(target_arch = "x86_64")]
+pub mod avx512f;
 #[cfg(target_arch = "x86_64")]
 pub mod ifma;
 #[cfg(target_arch = "x86_64")]

@@ -658,3 +658,114 @@ fn ifma_paired_exponentiations_match_two_single_ones() {
         assert_eq!(generated, l <= 44 && crate::ifma::pairs_interleave(l - 1, v), "L = {l}");
     }
 }
+
+/// The 32-bit-product fold (`fold32`) from the worst states its invariants
+/// allow, at every shape the AVX-512F kernel is generated for (one modulus
+/// per `(r, K)` from 256 to 4096 bits): every column, fold sum and digit is
+/// checked in 128-bit arithmetic against the bounds (B2)-(B3), (I1) and (I2)
+/// of `fold32.rs`, the residue against num-bigint, and, where the CPU runs
+/// it, the AVX-512F kernel's digits against the twin's, bit for bit (one
+/// squaring, five in one call, and the products of every pair of states).
+#[test]
+fn fold32_extreme_states_at_every_shape() {
+    use crate::fold32::{self, Fold32Plan, Fold32PortableKernel};
+    use crate::fold32_shape;
+    let mut rng = Rng(0x5EED_0032);
+    let mut seen = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    let fast_here = dispatch::supported("avx512f");
+    #[cfg(not(target_arch = "x86_64"))]
+    let fast_here = false;
+    if !fast_here {
+        eprintln!("avx512f not on this CPU: checking the twin's bounds only");
+    }
+    for bits in fold32_shape::MIN_FAST_BITS..=fold32_shape::MAX_FAST_BITS {
+        let shape = fold32_shape::shape(bits).unwrap();
+        if seen.contains(&shape) {
+            continue;
+        }
+        seen.push(shape);
+        let m = modulus(&mut rng, bits);
+        let plan = Fold32Plan::new(&m);
+        assert_eq!((plan.r, plan.k), shape);
+        let (r, k, l, lanes, h) = (plan.r, plan.k, plan.l(), plan.lanes(), plan.h());
+        let e_bound = plan.digit_bound();
+        let bm = big(&m);
+        let limit = BigUint::from(1u32) << (r as usize * l);
+        let value = |d: &[u64]| big(&fold32::from_digits(d, 3 * m.len(), r));
+        // Digits below L-1 at E-1, the top one as large as (I2) leaves room for.
+        let mut extreme = vec![0u64; lanes];
+        extreme[..l - 1].fill(e_bound - 1);
+        let room = (&limit - 1u32 - value(&extreme)) >> (r as usize * (l - 1));
+        extreme[l - 1] = room.to_u64_digits().first().copied().unwrap_or(0).min(e_bound - 1);
+        let mut all_ones = vec![0u64; lanes];
+        all_ones[..l].fill(plan.mask());
+        let mut alternating = vec![0u64; lanes];
+        for j in (0..l - 1).step_by(2) {
+            alternating[j] = e_bound - 1;
+        }
+        let mut states = vec![extreme, all_ones, alternating];
+        for _ in 0..2 {
+            let mut s = vec![0u64; lanes];
+            for d in s.iter_mut().take(l - 1) {
+                *d = rng.next() % e_bound;
+            }
+            states.push(s);
+        }
+        let ctx = |what: &str| format!("{bits} bits (r = {r}, K = {k}), seed 0x5EED0032: {what}");
+        for s in &states {
+            assert!(value(s) < limit, "{}", ctx("a test state breaks (I2)"));
+            // Columns of the square, exactly.
+            let mut cols = vec![0u128; 2 * l];
+            for i in 0..l {
+                for j in 0..l {
+                    cols[i + j] += s[i] as u128 * s[j] as u128;
+                }
+            }
+            assert!(cols.iter().all(|&c| c < 1 << 64), "{}", ctx("a square column overflows"));
+            let c64: Vec<u64> = cols.iter().map(|&c| c as u64).collect();
+            assert_eq!(plan.square_columns(s), c64, "{}", ctx("square columns"));
+            let e = plan.carry(&c64, 2 * l + 1);
+            assert!(e.iter().all(|&d| d < e_bound) && e[2 * l] == 0, "{}", ctx("carry pass"));
+            let mut fold_sums = vec![0u128; k];
+            for (j, f) in fold_sums.iter_mut().enumerate() {
+                *f = e[j] as u128 + (0..h).map(|c| e[k + c] as u128 * plan.table_digit(c, j) as u128).sum::<u128>();
+            }
+            assert!(fold_sums.iter().all(|&f| f < 1 << 64), "{}", ctx("a fold column overflows"));
+            let next = plan.fold_columns(&c64);
+            assert!(next.iter().all(|&d| d < e_bound), "{}", ctx("(I1) broken"));
+            assert!(next[l..].iter().all(|&d| d == 0), "{}", ctx("a digit above L"));
+            assert!(value(&next) < limit, "{}", ctx("(I2) broken"));
+            assert_eq!(value(&next) % &bm, value(s) * value(s) % &bm, "{}", ctx("wrong residue"));
+            #[cfg(target_arch = "x86_64")]
+            if fast_here {
+                let fast = dispatch::build("avx512f", &m).unwrap();
+                let twin = Fold32PortableKernel::new(&m);
+                let mut f = s.clone();
+                fast.sqr_n_internal(&mut f, 1);
+                assert_eq!(f, next, "{}", ctx("avx512f digits differ from the twin after one squaring"));
+                let (mut f5, mut t5) = (s.clone(), s.clone());
+                fast.sqr_n_internal(&mut f5, 5);
+                twin.sqr_n_internal(&mut t5, 5);
+                assert_eq!(f5, t5, "{}", ctx("avx512f digits differ from the twin after five squarings"));
+                for b in &states {
+                    assert_eq!(
+                        fast.mul_internal(s, b),
+                        twin.mul_internal(s, b),
+                        "{}",
+                        ctx("avx512f product digits differ from the twin")
+                    );
+                }
+            }
+        }
+    }
+    // Every shape the build script generates was reached.
+    let mut shapes: Vec<(u32, usize)> = Vec::new();
+    for bits in fold32_shape::MIN_FAST_BITS..=fold32_shape::MAX_FAST_BITS {
+        let s = fold32_shape::shape(bits).unwrap();
+        if !shapes.contains(&s) {
+            shapes.push(s);
+        }
+    }
+    assert_eq!(seen, shapes);
+}

@@ -1,8 +1,8 @@
 """Differential tests of every native backend this CPU runs against gmpy2.
 
 Named edge operands first (0, 1, N-1, N-2, all-ones limbs, powers of two near
-N, all-ones radix-2^50 digit patterns that drive the IFMA kernel's redundant
-digits to their largest values), then seeded random operands (the seed is in
+N, all-ones radix-2^50 and radix-2^r digit patterns that drive the IFMA and
+AVX-512F kernels' redundant digits to their largest values), then seeded random operands (the seed is in
 every message: rerun one with ``random.Random(seed)``); ``sqr_n`` against
 ``gmpy2.powmod(x, 2**k, N)``, long runs (2^20 squarings from 2 at 1024 and
 2048 bits, and on the VDF Alliance modulus), the GIL release of ``sqr_n``,
@@ -26,10 +26,11 @@ from modforge.engine import native_backend
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native engine not built")
 
-# Every native backend this CPU runs.  fold-portable (the scalar twin of ifma)
-# is slow, so it joins only the short tests.
+# Every native backend this CPU runs.  The scalar twins of ifma and avx512f
+# are slow, so they join only the short tests.
 ALL = native.supported_backends() if native.available() else []
-FAST = [b for b in ALL if b != "fold-portable"]
+TWINS = ("fold-portable", "fold32-portable")
+FAST = [b for b in ALL if b not in TWINS]
 WIDTHS = [256, 512, 1000, 1024, 1536, 2047, 2048, 3072, 4096]
 
 
@@ -38,12 +39,26 @@ def modulus(bits: int, seed: int) -> int:
     return rng.getrandbits(bits) | (1 << (bits - 1)) | 1
 
 
+def fold32_shape(bits: int) -> tuple[int, int]:
+    """(r, K) of the AVX-512F kernel's fold, restated from docs/native.md: the widest r of 28, 27, 26 whose
+    column bounds hold, K the least digit count with bits + bitlen(K+2) + 3 <= r K."""
+    for r in (28, 27, 26):
+        k = 1
+        while bits + (k + 2).bit_length() + 3 > r * k:
+            k += 1
+        e1 = (1 << (r + 1)) + (1 << (64 - 2 * r)) - 1
+        if 2 * e1 < 1 << 32 and (k + 2) * e1 * e1 < 1 << 64 and e1 + (k + 2) * e1 * ((1 << r) - 1) < 1 << 64:
+            return r, k
+    raise AssertionError(bits)
+
+
 def edge_operands(n: int) -> dict[str, int]:
     bits = n.bit_length()
     limbs = -(-bits // 64)
     k = 1
     while bits + 1 + (k + 2).bit_length() > 50 * k:  # the IFMA plan's table digit count
         k += 1
+    r32, k32 = fold32_shape(bits)
     ops = {
         "0": 0, "1": 1, "2": 2, "N-1": n - 1, "N-2": n - 2, "(N-1)/2": (n - 1) // 2,
         "2^(bits-1)": 1 << (bits - 1), "2^bits mod N": (1 << bits) % n,
@@ -55,6 +70,10 @@ def edge_operands(n: int) -> dict[str, int]:
         "N - all-ones 2^50 digits below K-1": n - ((1 << (50 * (k - 1))) - 1) % n,
         "N - 2^(50K-1) mod N": (n - (1 << (50 * k - 1))) % n,
         "alternating bits": int("10" * (bits // 2), 2) % n,
+        f"all-ones 2^{r32} digits": ((1 << (r32 * k32)) - 1) % n,
+        f"2^({r32}K) mod N": (1 << (r32 * k32)) % n,
+        f"N - 2^{r32} digits all ones below K-1": n - ((1 << (r32 * (k32 - 1))) - 1) % n,
+        f"2^{r32} digits 0x..fff000": sum(((1 << r32) - (1 << (r32 // 2))) << (r32 * j) for j in range(k32)) % n,
     }
     return ops
 
@@ -66,7 +85,7 @@ def ring(n: int, backend: str) -> native.Ring:
 @pytest.mark.parametrize("backend", ALL)
 @pytest.mark.parametrize("bits", WIDTHS)
 def test_edge_operands(backend: str, bits: int) -> None:
-    if backend == "fold-portable" and bits > 2048:
+    if backend in TWINS and bits > 2048:
         pytest.skip("the scalar twin is slow; covered by the Rust tests")
     seed = 1000 + bits
     n = modulus(bits, seed)
@@ -110,7 +129,7 @@ def test_every_width_step(backend: str) -> None:
     """Each width from 256 to 4096 bits in steps of 29 (reaches every IFMA kernel)."""
     seed = 77
     rng = random.Random(seed)
-    top = 1024 if backend == "fold-portable" else 4096
+    top = 1024 if backend in TWINS else 4096
     for bits in range(256, top + 1, 29):
         n = rng.getrandbits(bits) | (1 << (bits - 1)) | 1
         x = rng.randrange(n)
@@ -177,7 +196,7 @@ def test_sqr_n_releases_the_gil(backend: str) -> None:
 
 # --- errors -------------------------------------------------------------------
 
-@pytest.mark.parametrize("backend", ["adx", "ifma", "ifma-mont"])
+@pytest.mark.parametrize("backend", ["adx", "ifma", "ifma-mont", "avx512f"])
 @pytest.mark.parametrize("bits", [64, 255, 4097])
 def test_fast_backends_reject_widths(backend: str, bits: int) -> None:
     n = (1 << (bits - 1)) | 1
@@ -236,13 +255,14 @@ def test_operand_and_count_errors(backend: str) -> None:
 
 def test_registry_lists_the_native_backends() -> None:
     avail = available_backends()
-    for name in ("portable", "adx", "ifma"):
+    for name in ("portable", "adx", "ifma", "avx512f"):
         assert (name in avail) == native.backend_supported(name), name
     assert "portable" in avail
 
 
 @pytest.mark.parametrize("cls", [native_backend.PortableBackend, native_backend.AdxBackend,
-                                 native_backend.IfmaBackend, native_backend.IfmaMontBackend])
+                                 native_backend.IfmaBackend, native_backend.IfmaMontBackend,
+                                 native_backend.Avx512fBackend])
 def test_backend_classes_follow_the_protocol(cls: type) -> None:
     if not cls.supported():
         with pytest.raises(ParameterError, match=r"^backend: .* is not supported on this CPU"):
@@ -256,7 +276,7 @@ def test_backend_classes_follow_the_protocol(cls: type) -> None:
         x * x % n, x * y % n, pow(x, 32, n), pow(x, 65537, n))
 
 
-@pytest.mark.parametrize("backend", [b for b in ("portable", "adx", "ifma") if b in ALL])
+@pytest.mark.parametrize("backend", [b for b in ("portable", "adx", "ifma", "avx512f") if b in ALL])
 def test_modring_over_native_backends(backend: str) -> None:
     n = modulus(2048, 4)
     ring_ = ModRing(n, backend=backend)
@@ -281,6 +301,7 @@ def test_cpu_features_and_backend_lists() -> None:
     if feats:
         assert native.backend_supported("adx") == (feats["bmi2"] and feats["adx"])
         assert native.backend_supported("ifma") == (feats["avx512f"] and feats["avx512ifma"])
+        assert native.backend_supported("avx512f") == feats["avx512f"]
 
 
 def test_sqr_n_honours_ctrl_c() -> None:

@@ -13,8 +13,8 @@ from modforge.engine.backends import available_backends
 OTHER_CPU = {"cpu": "Some Other CPU", "cpu_features": {"adx": True, "bmi2": True}}
 ELSEWHERE = {**OTHER_CPU, "gmp": "6.3.0", "modforge": "0.1.0"}
 THIS_MACHINE = tuning.this_machine
-FAKE_NS = {"gmp": 10.0, "portable": 30.0, "adx": 20.0, "ifma": 40.0}     # an order no default would give
-ALL = ["gmp", "portable", "adx", "ifma", "python"]
+FAKE_NS = {"gmp": 10.0, "portable": 30.0, "adx": 20.0, "ifma": 40.0, "avx512f": 50.0}  # no default's order
+ALL = ["gmp", "portable", "adx", "ifma", "avx512f", "python"]
 
 
 @pytest.fixture
@@ -54,11 +54,11 @@ def test_on_the_shipped_data_cpu_nothing_is_measured(fresh, monkeypatch, tmp_pat
 
 def test_elsewhere_auto_measures_once_per_width_and_keeps_the_ranking(fresh, monkeypatch) -> None:
     _elsewhere(monkeypatch)
-    assert tuning.ranked_backends(1000, ALL) == ["gmp", "adx", "portable", "ifma", "python"]
+    assert tuning.ranked_backends(1000, ALL) == ["gmp", "adx", "portable", "ifma", "avx512f", "python"]
     assert fresh == [(tuple(tuning.CANDIDATES), 1024)]
     assert tuning.ranked_backends(1024, ALL)[0] == "gmp" and len(fresh) == 1      # same width: no new timing
     doc = json.loads(tuning.cache_path(ELSEWHERE).read_text())
-    assert doc["identity"] == ELSEWHERE and doc["ranked"]["1024"] == ["gmp", "adx", "portable", "ifma"]
+    assert doc["identity"] == ELSEWHERE and doc["ranked"]["1024"] == ["gmp", "adx", "portable", "ifma", "avx512f"]
     assert doc["ns_per_squaring"]["1024"]["gmp"] == 10.0 and doc["date"]
     # Another process: read from the file, nothing timed.
     monkeypatch.setattr(tuning, "_session", {})
@@ -137,7 +137,8 @@ def test_a_relative_cache_home_is_ignored(monkeypatch, tmp_path) -> None:
 
 def test_a_real_measurement_ranks_what_the_backends_really_do(monkeypatch, tmp_path) -> None:
     """No fake timings: every candidate is timed, the cache records them, and ModRing(auto) takes the
-    fastest; at 2048 bits ifma is about 3x anything else here."""
+    fastest; at 2048 bits ifma is about 3x anything else where it runs, avx512f about 1.3x where it is the
+    best this CPU has (no IFMA)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("MODFORGE_TUNING", "measure")
     monkeypatch.setattr(tuning, "_session", {})
@@ -145,6 +146,8 @@ def test_a_real_measurement_ranks_what_the_backends_really_do(monkeypatch, tmp_p
     ranked = tuning.ranked_backends(2048, avail)
     if "ifma" in avail:
         assert ranked[0] == "ifma"
+    elif "avx512f" in avail:
+        assert ranked[0] == "avx512f"
     ns = json.loads(tuning.cache_path(THIS_MACHINE()).read_text())["ns_per_squaring"]["2048"]
     assert set(ns) == {b for b in tuning.CANDIDATES if b in avail} and ns[ranked[0]] == min(ns.values())
     ring = ModRing(tuning.tuning_modulus(2000), backend="auto")

@@ -22,6 +22,7 @@ _BACKENDS: dict[str, str] = {
     "portable": "modforge.engine.native_backend:PortableBackend",
     "adx": "modforge.engine.native_backend:AdxBackend",
     "ifma": "modforge.engine.native_backend:IfmaBackend",
+    "avx512f": "modforge.engine.native_backend:Avx512fBackend",
 }
 
 

@@ -12,6 +12,9 @@ in native code for all ``k`` squarings and releases the GIL.
   BMI2 + ADX (MULX); 256 to 4096 bits.
 * :class:`IfmaBackend` (``ifma``): AVX-512 IFMA, redundant radix-2^50 digits
   with a fixed-modulus table fold; 256 to 4096 bits.
+* :class:`Avx512fBackend` (``avx512f``): AVX-512F without IFMA (``vpmuludq``),
+  redundant radix-2^27/2^28 digits with the same kind of table fold; 256 to
+  4096 bits.  For the AVX-512 CPUs without IFMA (Skylake-SP, Cascade Lake).
 * :class:`IfmaMontBackend` (``ifma-mont``): the AVX-512 IFMA Montgomery
   variant the fold was measured against (not registered in the engine;
   ``benchmarks/native_tune.py`` times it).
@@ -70,6 +73,10 @@ class AdxBackend(_NativeBackend):
 
 class IfmaBackend(_NativeBackend):
     name = "ifma"
+
+
+class Avx512fBackend(_NativeBackend):
+    name = "avx512f"
 
 
 class IfmaMontBackend(_NativeBackend):

@@ -32,10 +32,10 @@ from pathlib import Path
 from ..arith.base import ParameterError
 
 # Fastest first when no measurement says otherwise.
-DEFAULT_PREFERENCE = ("ifma", "adx", "portable", "gmp", "python")
+DEFAULT_PREFERENCE = ("ifma", "avx512f", "adx", "portable", "gmp", "python")
 # The widths `auto` measures at (a modulus takes the next one up) and the backends it compares.
 WIDTHS = (256, 512, 768, 1024, 1536, 2048, 3072, 4096)
-CANDIDATES = ("ifma", "adx", "portable", "gmp")
+CANDIDATES = ("ifma", "avx512f", "adx", "portable", "gmp")
 RUN_SECONDS = 0.004          # per timed run; the best of RUNS runs counts
 RUNS = 3
 CACHE_FORMAT = "modforge-machine-tuning"

@@ -1,0 +1,390 @@
+//! Part of the build script (`src/build_ifma.rs` calls [`generate`]): writes
+//! the AVX-512F kernel of `src/avx512f.rs` as one `asm!` block per shape, for
+//! every `(r, K)` that [`fold32_shape::shape`] gives from 256 to 4096 bits.
+//! The algorithm is documented in `src/fold32.rs`; this file only lays it out
+//! in instructions and registers.
+//!
+//! Why assembly: written with intrinsics, LLVM narrowed every broadcast to a
+//! 32-bit load plus a shuffle (it knows `vpmuludq` reads 32 bits) and turned
+//! each masked product into a product and an `and`, both on the two vector
+//! ports the products need; it also kept the square's windows in registers
+//! and spilled them.  Here every product is one `vpmuludq` with its window
+//! as the memory operand and every sum one `vpaddq`.
+//!
+//! Registers: `zmm0-23` accumulators (column blocks of the square, the fold's
+//! `ceil(K/8)` vectors), `zmm24-27` the carry pass's shifted pieces, `zmm28`
+//! a carry temporary, `zmm29` the digit mask, `zmm30` the broadcast digit,
+//! `zmm31` the product.  `k1-k4` mask the lanes below the diagonal, `k5`
+//! (0x55) spreads the diagonal squares to even columns, `k6` keeps the fold's
+//! `K mod 8` live lanes.
+
+#[path = "fold32_shape.rs"]
+#[allow(dead_code)]
+mod fold32_shape;
+
+use fold32_shape::{shape, D_DIG, E, MAX_FAST_BITS, MIN_FAST_BITS, SQ, X_DIG, COLS};
+use std::fmt::Write as _;
+
+/// Column blocks whose accumulators the square keeps in registers at once.
+const GROUP_BLOCKS: usize = 24;
+
+/// Every shape the kernel needs, `(r, K)`, in width order.
+pub fn shapes() -> Vec<(u32, usize)> {
+    let mut out: Vec<(u32, usize)> = Vec::new();
+    for bits in MIN_FAST_BITS..=MAX_FAST_BITS {
+        let s = shape(bits).expect("a shape for every fast width");
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+/// Byte offset of lane `lane` from digit 0 of `X` (the base register `xb`).
+fn from_x(lane: usize) -> isize {
+    8 * (lane as isize - X_DIG as isize)
+}
+
+/// The asm lines of one kernel, and the registers they name.
+struct Asm {
+    lines: Vec<String>,
+}
+
+impl Asm {
+    fn new() -> Self {
+        Asm { lines: Vec::new() }
+    }
+    fn op(&mut self, s: impl Into<String>) {
+        self.lines.push(s.into());
+    }
+    /// `{{kN}}{{z}}`: a zeroing mask in a Rust asm template.
+    fn zmask(k: &str) -> String {
+        format!("{{{{{k}}}}}{{{{z}}}}")
+    }
+    fn memory(base: &str, disp: isize) -> String {
+        match disp {
+            0 => format!("[{{{base}}}]"),
+            d if d < 0 => format!("[{{{base}}} - {}]", -d),
+            d => format!("[{{{base}}} + {d}]"),
+        }
+    }
+
+    /// The carry pass over the accumulators `regs` (in place): `e = (c & M) +
+    /// ((c_prev_lane >> r) & M) + (c_2_lanes_below >> 2r)`; `zmm24/25` hold
+    /// the previous vector's shifted pieces and carry over between calls
+    /// (`reset` clears them first).
+    fn carry(&mut self, r: u32, regs: &[usize], reset: bool) {
+        let (mut pm, mut ph, mut cm, mut ch) = ("zmm24", "zmm25", "zmm26", "zmm27");
+        if reset {
+            self.op("vpxorq zmm24, zmm24, zmm24");
+            self.op("vpxorq zmm25, zmm25, zmm25");
+        }
+        for &q in regs {
+            let a = format!("zmm{q}");
+            self.op(format!("vpsrlq {cm}, {a}, {r}"));
+            self.op(format!("vpsrlq {ch}, {a}, {}", 2 * r));
+            self.op(format!("vpandq {cm}, {cm}, zmm29"));
+            self.op(format!("vpandq {a}, {a}, zmm29"));
+            self.op(format!("valignq zmm28, {cm}, {pm}, 7"));
+            self.op(format!("vpaddq {a}, {a}, zmm28"));
+            self.op(format!("valignq zmm28, {ch}, {ph}, 6"));
+            self.op(format!("vpaddq {a}, {a}, zmm28"));
+            std::mem::swap(&mut pm, &mut cm);
+            std::mem::swap(&mut ph, &mut ch);
+        }
+        // The pieces of the last vector must be where the next call looks.
+        if pm != "zmm24" {
+            self.op("vmovdqa64 zmm24, zmm26");
+            self.op("vmovdqa64 zmm25, zmm27");
+        }
+    }
+
+    /// Steps 3 and 4 for table digits `k`: the fold of `E` with the packed
+    /// table, then the carry pass; the next digits end in `zmm0 ..
+    /// zmm(vl-1)`.  Uses `tp`, `ep`, `rc` as scratch registers.
+    fn fold(&mut self, r: u32, k: usize, tp: &str, ep: &str, rc: &str) {
+        let (l, h) = (k + 1, k + 2);
+        let (vk, vl) = (k.div_ceil(8), l.div_ceil(8));
+        for v in 0..vk {
+            let src = Self::memory("xb", from_x(E + 8 * v));
+            if v == vk - 1 && k % 8 != 0 {
+                self.op(format!("vmovdqa64 zmm{v}{}, zmmword ptr {src}", Self::zmask("k6")));
+            } else {
+                self.op(format!("vmovdqa64 zmm{v}, zmmword ptr {src}"));
+            }
+        }
+        self.op(format!("mov {{{tp}}}, {{tb}}"));
+        self.op(format!("lea {{{ep}}}, {}", Self::memory("xb", from_x(E + k))));
+        self.op(format!("mov {{{rc}:e}}, {}", h / 2));
+        self.op("3:");
+        for half in 0..2isize {
+            self.op(format!("vpbroadcastq zmm30, qword ptr {}", Self::memory(ep, 8 * half)));
+            for v in 0..vk {
+                let t = Self::memory(tp, 64 * v as isize + 4 * half);
+                self.op(format!("vpmuludq zmm31, zmm30, zmmword ptr {t}"));
+                self.op(format!("vpaddq zmm{v}, zmm{v}, zmm31"));
+            }
+        }
+        self.op(format!("add {{{tp}}}, {}", 64 * vk));
+        self.op(format!("add {{{ep}}}, 16"));
+        self.op(format!("dec {{{rc}:e}}"));
+        self.op("jnz 3b");
+        if h % 2 == 1 {
+            self.op(format!("vpbroadcastq zmm30, qword ptr {}", Self::memory(ep, 0)));
+            for v in 0..vk {
+                let t = Self::memory(tp, 64 * v as isize);
+                self.op(format!("vpmuludq zmm31, zmm30, zmmword ptr {t}"));
+                self.op(format!("vpaddq zmm{v}, zmm{v}, zmm31"));
+            }
+        }
+        let nv = vl.max(vk);
+        for v in vk..nv {
+            self.op(format!("vpxorq zmm{v}, zmm{v}, zmm{v}"));
+        }
+        self.carry(r, &(0..nv).collect::<Vec<_>>(), true);
+    }
+
+    /// The set-up every kernel starts with: the masks and the digit mask.
+    fn masks(&mut self, k: usize) {
+        let live = if k % 8 == 0 { 0xFF } else { (1u32 << (k % 8)) - 1 };
+        for (reg, value) in [("k1", 0xFEu32), ("k2", 0xF8), ("k3", 0xE0), ("k4", 0x80), ("k5", 0x55), ("k6", live)] {
+            self.op(format!("mov {{t:e}}, {value:#x}"));
+            self.op(format!("kmovw {reg}, {{t:e}}"));
+        }
+    }
+
+    fn body(&self) -> String {
+        let mut s = String::new();
+        for line in &self.lines {
+            writeln!(s, "        \"{line}\",").unwrap();
+        }
+        s
+    }
+}
+
+/// `count` squarings (`count >= 1`) of the digits at `X` (doubled at `D`).
+fn sqr_n(r: u32, k: usize) -> String {
+    let l = k + 1;
+    let vl = l.div_ceil(8);
+    let nb = (2 * l).div_ceil(8);
+    let mut a = Asm::new();
+    a.masks(k);
+    a.op("2:");
+    // Window bases: w_m = &D[digit -m], so that the window of row i and
+    // block b, digits 8b-i .., sits at a multiple of 64 bytes from w_(i mod 8).
+    for m in 1..8 {
+        a.op(format!("lea {{w{m}}}, [{{w0}} - {}]", 8 * m));
+    }
+    // The diagonal: x_q^2 per lane, spread to even columns below.
+    for q in 0..vl {
+        a.op(format!("vmovdqa64 zmm31, zmmword ptr {}", Asm::memory("xb", 64 * q as isize)));
+        a.op("vpmuludq zmm31, zmm31, zmm31");
+        a.op(format!("vmovdqa64 zmmword ptr {}, zmm31", Asm::memory("xb", from_x(SQ + 8 * q))));
+    }
+    let masks = |s: usize| match s {
+        1 => "k1",
+        3 => "k2",
+        5 => "k3",
+        _ => "k4",
+    };
+    let mut first = true;
+    for g0 in (0..nb).step_by(GROUP_BLOCKS) {
+        let blocks: Vec<usize> = (g0..nb.min(g0 + GROUP_BLOCKS)).collect();
+        for &b in &blocks {
+            let src = Asm::memory("xb", from_x(SQ + 4 * b));
+            a.op(format!("vpexpandq zmm{}{}, zmmword ptr {src}", b - g0, Asm::zmask("k5")));
+        }
+        for i in 0..l {
+            // Blocks of row i: some lane with i < j = 8b + lane - i < L.
+            let row: Vec<usize> = blocks
+                .iter()
+                .copied()
+                .filter(|&b| (2 * i + 1) / 8 <= b && b <= (l - 1 + i) / 8)
+                .collect();
+            if row.is_empty() {
+                continue;
+            }
+            a.op(format!("vpbroadcastq zmm30, qword ptr {}", Asm::memory("xb", 8 * i as isize)));
+            let m = i % 8;
+            for &b in &row {
+                let window = Asm::memory(&format!("w{m}"), 64 * b as isize - 8 * (i - m) as isize);
+                if i >= 4 * b {
+                    // Lanes up to 2i - 8b are the diagonal and below: masked.
+                    let s = 2 * i - 8 * b + 1;
+                    a.op(format!("vpmuludq zmm31{}, zmm30, zmmword ptr {window}", Asm::zmask(masks(s))));
+                } else {
+                    a.op(format!("vpmuludq zmm31, zmm30, zmmword ptr {window}"));
+                }
+                a.op(format!("vpaddq zmm{0}, zmm{0}, zmm31", b - g0));
+            }
+        }
+        let regs: Vec<usize> = blocks.iter().map(|b| b - g0).collect();
+        a.carry(r, &regs, first);
+        first = false;
+        for &b in &blocks {
+            let dst = Asm::memory("xb", from_x(E + 8 * b));
+            a.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
+        }
+    }
+    a.fold(r, k, "w1", "w2", "w3");
+    for q in 0..vl {
+        a.op(format!("vmovdqa64 zmmword ptr {}, zmm{q}", Asm::memory("xb", 64 * q as isize)));
+        a.op(format!("vpaddq zmm31, zmm{q}, zmm{q}"));
+        a.op(format!("vmovdqa64 zmmword ptr {}, zmm31", Asm::memory("w0", 64 * q as isize)));
+    }
+    a.op("dec {count}");
+    a.op("jnz 2b");
+    let mut s = String::new();
+    writeln!(
+        s,
+        "/// {count} squarings, radix 2^{r}, K = {k} (L = {l}); see `build_avx512f.rs`.\n\
+         #[target_feature(enable = \"avx512f\")]\n\
+         unsafe fn sqr_n_{r}_{k}(scratch: *mut u64, table: *const u64, count: u64) {{\n\
+         \x20   let mask = _mm512_set1_epi64({mask});\n\
+         \x20   asm!(",
+        count = "`count` (>= 1)",
+        mask = (1u64 << r) - 1
+    )
+    .unwrap();
+    s.push_str(&a.body());
+    writeln!(
+        s,
+        "        xb = in(reg) scratch.add({X_DIG}),\n\
+         \x20       w0 = in(reg) scratch.add({D_DIG}),\n\
+         \x20       tb = in(reg) table,\n\
+         \x20       count = inout(reg) count => _,\n\
+         \x20       t = out(reg) _,\n\
+         \x20       w1 = out(reg) _, w2 = out(reg) _, w3 = out(reg) _, w4 = out(reg) _,\n\
+         \x20       w5 = out(reg) _, w6 = out(reg) _, w7 = out(reg) _,\n\
+         \x20       in(\"zmm29\") mask,\n\
+         {clobbers}\n\
+         \x20       options(nostack),\n\
+         \x20   );\n\
+         }}",
+        clobbers = clobbers()
+    )
+    .unwrap();
+    s
+}
+
+/// One product of the digits at `X` and `D`, result at `X`: rows in groups
+/// of eight, each group adding into `vl + 1` column blocks kept at `COLS`
+/// (a loop, not straight-line code: products matter less than squarings,
+/// and this keeps the code small), then the same fold.
+fn mul(r: u32, k: usize) -> String {
+    let l = k + 1;
+    let vl = l.div_ceil(8);
+    let mut a = Asm::new();
+    a.masks(k);
+    a.op("vpxorq zmm31, zmm31, zmm31");
+    for v in 0..2 * vl + 1 {
+        a.op(format!("vmovdqa64 zmmword ptr {}, zmm31", Asm::memory("xb", from_x(COLS + 8 * v))));
+    }
+    a.op("mov {ap}, {xb}");
+    a.op(format!("lea {{cp}}, {}", Asm::memory("xb", from_x(COLS))));
+    a.op(format!("mov {{rc:e}}, {vl}"));
+    a.op("2:");
+    for q in 0..=vl {
+        a.op(format!("vmovdqa64 zmm{q}, zmmword ptr {}", Asm::memory("cp", 64 * q as isize)));
+    }
+    for m in 0..8isize {
+        a.op(format!("vpbroadcastq zmm30, qword ptr {}", Asm::memory("ap", 8 * m)));
+        for q in 0..=vl as isize {
+            let window = Asm::memory("bp", 64 * q - 8 * m);
+            a.op(format!("vpmuludq zmm31, zmm30, zmmword ptr {window}"));
+            a.op(format!("vpaddq zmm{q}, zmm{q}, zmm31"));
+        }
+    }
+    for q in 0..=vl {
+        a.op(format!("vmovdqa64 zmmword ptr {}, zmm{q}", Asm::memory("cp", 64 * q as isize)));
+    }
+    a.op("add {ap}, 64");
+    a.op("add {cp}, 64");
+    a.op("dec {rc:e}");
+    a.op("jnz 2b");
+    // Carry the 2 vl column vectors into E, GROUP_BLOCKS at a time.
+    let nb = 2 * vl;
+    let mut first = true;
+    for g0 in (0..nb).step_by(GROUP_BLOCKS) {
+        let blocks: Vec<usize> = (g0..nb.min(g0 + GROUP_BLOCKS)).collect();
+        for &b in &blocks {
+            let src = Asm::memory("xb", from_x(COLS + 8 * b));
+            a.op(format!("vmovdqa64 zmm{}, zmmword ptr {src}", b - g0));
+        }
+        let regs: Vec<usize> = blocks.iter().map(|b| b - g0).collect();
+        a.carry(r, &regs, first);
+        first = false;
+        for &b in &blocks {
+            let dst = Asm::memory("xb", from_x(E + 8 * b));
+            a.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
+        }
+    }
+    a.fold(r, k, "ap", "cp", "rc");
+    for q in 0..vl {
+        a.op(format!("vmovdqa64 zmmword ptr {}, zmm{q}", Asm::memory("xb", 64 * q as isize)));
+    }
+    let mut s = String::new();
+    writeln!(
+        s,
+        "/// One product, radix 2^{r}, K = {k} (L = {l}); see `build_avx512f.rs`.\n\
+         #[target_feature(enable = \"avx512f\")]\n\
+         unsafe fn mul_{r}_{k}(scratch: *mut u64, table: *const u64) {{\n\
+         \x20   let mask = _mm512_set1_epi64({mask});\n\
+         \x20   asm!(",
+        mask = (1u64 << r) - 1
+    )
+    .unwrap();
+    s.push_str(&a.body());
+    writeln!(
+        s,
+        "        xb = in(reg) scratch.add({X_DIG}),\n\
+         \x20       bp = in(reg) scratch.add({D_DIG}),\n\
+         \x20       tb = in(reg) table,\n\
+         \x20       t = out(reg) _, ap = out(reg) _, cp = out(reg) _, rc = out(reg) _,\n\
+         \x20       in(\"zmm29\") mask,\n\
+         {clobbers}\n\
+         \x20       options(nostack),\n\
+         \x20   );\n\
+         }}",
+        clobbers = clobbers()
+    )
+    .unwrap();
+    s
+}
+
+fn clobbers() -> String {
+    let mut s = String::from("        ");
+    for k in 1..=6 {
+        write!(s, "out(\"k{k}\") _, ").unwrap();
+    }
+    for z in (0..32).filter(|&z| z != 29) {
+        write!(s, "out(\"zmm{z}\") _, ").unwrap();
+    }
+    s
+}
+
+/// The generated file: every kernel and the two lookups.
+pub fn generate() -> String {
+    let mut s = String::new();
+    writeln!(s, "// Generated by native/src/build_avx512f.rs; do not edit.").unwrap();
+    let all = shapes();
+    for &(r, k) in &all {
+        s.push_str(&sqr_n(r, k));
+        s.push_str(&mul(r, k));
+    }
+    writeln!(s, "/// The generated squaring loop for radix 2^r and K table digits.").unwrap();
+    writeln!(s, "fn sqr_n_generated(r: u32, k: usize) -> Option<unsafe fn(*mut u64, *const u64, u64)> {{").unwrap();
+    writeln!(s, "    Some(match (r, k) {{").unwrap();
+    for &(r, k) in &all {
+        writeln!(s, "        ({r}, {k}) => sqr_n_{r}_{k},").unwrap();
+    }
+    writeln!(s, "        _ => return None,\n    }})\n}}").unwrap();
+    writeln!(s, "/// The generated product for radix 2^r and K table digits.").unwrap();
+    writeln!(s, "fn mul_generated(r: u32, k: usize) -> Option<unsafe fn(*mut u64, *const u64)> {{").unwrap();
+    writeln!(s, "    Some(match (r, k) {{").unwrap();
+    for &(r, k) in &all {
+        writeln!(s, "        ({r}, {k}) => mul_{r}_{k},").unwrap();
+    }
+    writeln!(s, "        _ => return None,\n    }})\n}}").unwrap();
+    s
+}
