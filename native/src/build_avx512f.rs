@@ -144,6 +144,21 @@ impl Asm {
         self.carry(r, &(0..nv).collect::<Vec<_>>(), true);
     }
 
+    /// `zmm{acc} += zmm30 * window`, lanes outside `mask` zero.
+    fn product(&mut self, acc: usize, window: &str, mask: Option<&str>) {
+        let m = mask.map(Self::zmask).unwrap_or_default();
+        self.op(format!("vpmuludq zmm31{m}, zmm30, zmmword ptr {window}"));
+        self.op(format!("vpaddq zmm{acc}, zmm{acc}, zmm31"));
+    }
+
+    /// Loads constant masks.
+    fn set_masks(&mut self, masks: &[(&str, u32)]) {
+        for (reg, value) in masks {
+            self.op(format!("mov {{t:e}}, {value:#x}"));
+            self.op(format!("kmovw {reg}, {{t:e}}"));
+        }
+    }
+
     /// The set-up every kernel starts with: the masks and the digit mask.
     fn masks(&mut self, k: usize) {
         let live = if k % 8 == 0 { 0xFF } else { (1u32 << (k % 8)) - 1 };
@@ -160,6 +175,20 @@ impl Asm {
         }
         s
     }
+}
+
+/// The rows `i` that block `b` of the square of `l` digits takes in the row
+/// form: those with a lane `j = 8b + lane - i` in `i < j < l`.
+fn square_rows(l: usize, b: usize) -> std::ops::RangeInclusive<usize> {
+    (8 * b + 1).saturating_sub(l)..=(l - 1).min(4 * b + 3)
+}
+
+/// The columns `j` it takes in the column form: those with a lane
+/// `i = 8b + lane - j` in `0 <= i < j`.  Near the top of the square the rows
+/// leave lanes past digit `l` empty and the columns do not (4 products fewer
+/// per top block); low down it is the other way round.
+fn square_columns(l: usize, b: usize) -> std::ops::RangeInclusive<usize> {
+    (4 * b + 1)..=(l - 1).min(8 * b + 7)
 }
 
 /// `count` squarings (`count >= 1`) of the digits at `X` (doubled at `D`).
@@ -181,12 +210,6 @@ fn sqr_n(r: u32, k: usize) -> String {
         a.op("vpmuludq zmm31, zmm31, zmm31");
         a.op(format!("vmovdqa64 zmmword ptr {}, zmm31", Asm::memory("xb", from_x(SQ + 8 * q))));
     }
-    let masks = |s: usize| match s {
-        1 => "k1",
-        3 => "k2",
-        5 => "k3",
-        _ => "k4",
-    };
     let mut first = true;
     for g0 in (0..nb).step_by(GROUP_BLOCKS) {
         let blocks: Vec<usize> = (g0..nb.min(g0 + GROUP_BLOCKS)).collect();
@@ -194,13 +217,12 @@ fn sqr_n(r: u32, k: usize) -> String {
             let src = Asm::memory("xb", from_x(SQ + 4 * b));
             a.op(format!("vpexpandq zmm{}{}, zmmword ptr {src}", b - g0, Asm::zmask("k5")));
         }
+        let (by_rows, by_columns): (Vec<usize>, Vec<usize>) =
+            blocks.iter().partition(|&&b| square_rows(l, b).count() <= square_columns(l, b).count());
+        // Row form: broadcast x_i, windows of D at digit 8b - i, lanes j <= i masked.
+        a.set_masks(&[("k1", 0xFE), ("k2", 0xF8), ("k3", 0xE0), ("k4", 0x80)]);
         for i in 0..l {
-            // Blocks of row i: some lane with i < j = 8b + lane - i < L.
-            let row: Vec<usize> = blocks
-                .iter()
-                .copied()
-                .filter(|&b| (2 * i + 1) / 8 <= b && b <= (l - 1 + i) / 8)
-                .collect();
+            let row: Vec<usize> = by_rows.iter().copied().filter(|&b| square_rows(l, b).contains(&i)).collect();
             if row.is_empty() {
                 continue;
             }
@@ -208,14 +230,41 @@ fn sqr_n(r: u32, k: usize) -> String {
             let m = i % 8;
             for &b in &row {
                 let window = Asm::memory(&format!("w{m}"), 64 * b as isize - 8 * (i - m) as isize);
-                if i >= 4 * b {
-                    // Lanes up to 2i - 8b are the diagonal and below: masked.
-                    let s = 2 * i - 8 * b + 1;
-                    a.op(format!("vpmuludq zmm31{}, zmm30, zmmword ptr {window}", Asm::zmask(masks(s))));
-                } else {
-                    a.op(format!("vpmuludq zmm31, zmm30, zmmword ptr {window}"));
-                }
-                a.op(format!("vpaddq zmm{0}, zmm{0}, zmm31", b - g0));
+                // Lanes up to 2i - 8b are the diagonal and below.
+                let mask = match (2 * i + 1).checked_sub(8 * b) {
+                    Some(1) => Some("k1"),
+                    Some(3) => Some("k2"),
+                    Some(5) => Some("k3"),
+                    Some(7) => Some("k4"),
+                    _ => None,
+                };
+                a.product(b - g0, &window, mask);
+            }
+        }
+        // Column form (the top blocks, where rows would run past digit L):
+        // broadcast d_j = 2 x_j, windows of X at digit 8b - j, lanes i >= j
+        // masked.  X sits D_DIG - X_DIG lanes below D, so the same bases serve.
+        if !by_columns.is_empty() {
+            a.set_masks(&[("k1", 0x03), ("k2", 0x0F), ("k3", 0x3F)]);
+        }
+        for j in 0..l {
+            let column: Vec<usize> =
+                by_columns.iter().copied().filter(|&b| square_columns(l, b).contains(&j)).collect();
+            if column.is_empty() {
+                continue;
+            }
+            a.op(format!("vpbroadcastq zmm30, qword ptr {}", Asm::memory("w0", 8 * j as isize)));
+            let m = j % 8;
+            let below = 8 * (D_DIG - X_DIG) as isize;
+            for &b in &column {
+                let window = Asm::memory(&format!("w{m}"), 64 * b as isize - 8 * (j - m) as isize - below);
+                let mask = match (2 * j).checked_sub(8 * b) {
+                    Some(2) => Some("k1"),
+                    Some(4) => Some("k2"),
+                    Some(6) => Some("k3"),
+                    _ => None,
+                };
+                a.product(b - g0, &window, mask);
             }
         }
         let regs: Vec<usize> = blocks.iter().map(|b| b - g0).collect();
