@@ -39,6 +39,31 @@ def test_ratio_is_the_speedup_over_the_fastest_native_anchor() -> None:
     assert all(r["ratio_reference"] == best[r["bits"]] for r in rows)
 
 
+def test_paired_ratio_is_the_median_of_per_round_speedups() -> None:
+    # Per-round speed-ups: 3, 3, 3 for ours; 2, 4, 0.5 for the slow one (median 2).
+    anchor = row(1024, "openssl-mont", 0.0) | {"samples": [300.0, 600.0, 300.0]}
+    ours = row(1024, "engine-avx512f", 0.0, "ours") | {"samples": [100.0, 200.0, 100.0]}
+    slow = row(1024, "engine-adx", 0.0, "ours") | {"samples": [150.0, 150.0, 600.0]}
+    for r in (anchor, ours, slow):
+        r["ns_per_sqr_median"] = sorted(r["samples"])[1]
+    add_ratios([anchor, ours, slow])
+    assert ours["paired_ratio_vs_best_anchor"] == pytest.approx(3.0)
+    assert ours["paired_ratio_range"] == pytest.approx([3.0, 3.0])
+    assert slow["paired_ratio_vs_best_anchor"] == pytest.approx(2.0)      # 2.0, 4.0, 0.5
+    assert slow["paired_ratio_range"] == pytest.approx([0.5, 4.0])
+    assert slow["ratio_vs_best_anchor"] == pytest.approx(2.0)
+    assert anchor["paired_ratio_vs_best_anchor"] == pytest.approx(1.0)
+
+
+def test_no_paired_ratio_without_samples_of_every_round() -> None:
+    anchor = row(1024, "openssl-mont", 300.0) | {"samples": [300.0, 300.0]}
+    ours = row(1024, "engine-ifma", 100.0, "ours") | {"samples": [100.0]}
+    bare = row(1024, "engine-adx", 150.0, "ours")
+    add_ratios([anchor, ours, bare])
+    assert ours["paired_ratio_vs_best_anchor"] is None and bare["paired_ratio_vs_best_anchor"] is None
+    assert ours["ratio_vs_best_anchor"] == pytest.approx(3.0)
+
+
 def test_gmpy2_is_only_a_fallback_reference() -> None:
     rows = [row(1024, "gmpy2-powm", 300.0), row(1024, "engine-gmp", 150.0, "ours")]
     assert add_ratios(rows) == {1024: "gmpy2-powm"}

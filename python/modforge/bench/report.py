@@ -9,11 +9,16 @@ from rich.console import Console
 from rich.table import Table
 
 
+# Ratios keep three decimals; ns figures one.
+RATIO_KEYS = ("rel_range", "ratio_vs_best_anchor", "paired_ratio_vs_best_anchor", "paired_ratio_range",
+              "cpu_over_wall")
+
+
 def _round(value: Any, digits: int = 1) -> Any:
     if isinstance(value, float):
         return round(value, digits)
     if isinstance(value, dict):
-        return {k: _round(v, 3 if k in ("rel_range", "ratio_vs_best_anchor") else digits) for k, v in value.items()}
+        return {k: _round(v, 3 if k in RATIO_KEYS else digits) for k, v in value.items()}
     if isinstance(value, list):
         return [_round(v, digits) for v in value]
     return value
@@ -23,8 +28,7 @@ def to_json(doc: dict) -> str:
     """Medians and spreads to 0.1 ns, ratios to 3 decimals."""
     out = dict(doc)
     out["results"] = [
-        {k: (round(v, 3) if k in ("ratio_vs_best_anchor", "cpu_over_wall") and v is not None else _round(v))
-         for k, v in row.items()} for row in doc["results"]]
+        {k: _round(v, 3 if k in RATIO_KEYS else 1) for k, v in row.items()} for row in doc["results"]]
     return json.dumps(out, indent=1)
 
 
@@ -53,7 +57,8 @@ def print_tables(doc: dict, console: Console | None = None) -> None:
                   + _load(doc))
     p = doc["params"]
     console.print(f"{p['repeats']} round-robin repeats, ~{p['seconds']} s per run; ns by {_clock(doc)}; every "
-                  "result checked against gmpy2; ours in bold; speed-up = best anchor's median / this median")
+                  "result checked against gmpy2; ours in bold; speed-up = best anchor's median / this median; "
+                  "paired = median over rounds of the anchor's run / this run in the same round")
     for w in doc["widths"]:
         bits = w["bits"]
         rows = sorted((r for r in doc["results"] if r["bits"] == bits), key=lambda r: r["ns_per_sqr_median"])
@@ -65,15 +70,24 @@ def print_tables(doc: dict, console: Console | None = None) -> None:
         table.add_column("min - max", justify="right")
         table.add_column("IQR", justify="right")
         table.add_column("speed-up", justify="right")
+        table.add_column("paired (range)", justify="right")
         for r in rows:
             s = r["spread"]
             ratio = r.get("ratio_vs_best_anchor")
             iqr = (s["q3"] - s["q1"]) / r["ns_per_sqr_median"] * 100
             style = "bold" if r["kind"] == "ours" else None
             table.add_row(r["impl"], _ns(r["ns_per_sqr_median"]), f"{_ns(s['min'])} - {_ns(s['max'])}",
-                          f"{iqr:.1f}%", f"{ratio:.2f}x" if ratio is not None else "-", style=style)
+                          f"{iqr:.1f}%", f"{ratio:.2f}x" if ratio is not None else "-", _paired(r), style=style)
         console.print(table)
     print_notices(doc, console)
+
+
+def _paired(row: dict) -> str:
+    """The paired speed-up and its range over the rounds, or '-'."""
+    paired, span = row.get("paired_ratio_vs_best_anchor"), row.get("paired_ratio_range")
+    if paired is None or not span:
+        return "-"
+    return f"{paired:.2f}x ({span[0]:.2f}-{span[1]:.2f})"
 
 
 def print_notices(doc: dict, console: Console) -> None:
@@ -101,15 +115,16 @@ def to_markdown(doc: dict) -> str:
         bits = w["bits"]
         rows = sorted((r for r in doc["results"] if r["bits"] == bits), key=lambda r: r["ns_per_sqr_median"])
         lines += [f"**{bits} bits** ({w['modulus_source']}); speed-up relative to {w.get('best_anchor') or 'n/a'}", "",
-                  f"| implementation | kind | median ns/sqr | min - max | IQR | speed-up | median {other} |",
-                  "|---|---|---:|---:|---:|---:|---:|"]
+                  f"| implementation | kind | median ns/sqr | min - max | IQR | speed-up | paired (range) "
+                  f"| median {other} |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|"]
         for r in rows:
             s = r["spread"]
             ratio = r.get("ratio_vs_best_anchor")
             iqr = (s["q3"] - s["q1"]) / r["ns_per_sqr_median"] * 100
             name = f"**{r['impl']}**" if r["kind"] == "ours" else r["impl"]
             lines.append(f"| {name} | {r['kind']} | {_ns(r['ns_per_sqr_median'])} | {_ns(s['min'])} - {_ns(s['max'])} "
-                         f"| {iqr:.1f}% | {f'{ratio:.2f}x' if ratio is not None else '-'} "
+                         f"| {iqr:.1f}% | {f'{ratio:.2f}x' if ratio is not None else '-'} | {_paired(r)} "
                          f"| {_ns(r[f'{other}_ns_per_sqr_median'])} |")
         lines.append("")
     for s in doc["skipped"]:

@@ -16,7 +16,10 @@ Protocol, per width:
 5. statistics per implementation: median, min/max and quartiles of ns per
    squaring, and ``ratio_vs_best_anchor`` = (median of the fastest of natively
    built GMP and OpenSSL) / (this median): the speed-up over the best anchor,
-   so 3.0 means three times faster and 0.5 twice as slow.
+   so 3.0 means three times faster and 0.5 twice as slow; and the *paired*
+   speed-up, the median over the rounds of (the anchor's run) / (this run) in
+   the same round, which a machine whose speed drifts between rounds (a
+   shared VM) moves much less than the ratio of two medians.
 """
 
 from __future__ import annotations
@@ -142,11 +145,19 @@ def summarize(samples: list[float]) -> dict:
             "rel_range": (s[-1] - s[0]) / median if median else None}
 
 
+def paired_ratios(reference: list[float], samples: list[float]) -> list[float]:
+    """Per-round speed-ups: round i's reference run over round i's run (both lists in round order)."""
+    return [a / b for a, b in zip(reference, samples) if b > 0]
+
+
 def add_ratios(rows: list[dict]) -> dict[int, str | None]:
     """Set ``ratio_vs_best_anchor`` on every row; return each width's reference anchor.
 
     The reference is the fastest (lowest median) of the natively built anchors
-    at that width; without any, gmpy2 stands in, and the rows say so.
+    at that width; without any, gmpy2 stands in, and the rows say so.  Rows
+    with per-round ``samples`` (one per round, in round order, as the run
+    records them) also get ``paired_ratio_vs_best_anchor``, the median of the
+    per-round speed-ups, and ``paired_ratio_range`` (their min and max).
     """
     best: dict[int, str | None] = {}
     for bits in sorted({r["bits"] for r in rows}):
@@ -158,6 +169,10 @@ def add_ratios(rows: list[dict]) -> dict[int, str | None]:
         for r in at:
             r["ratio_reference"] = best[bits]
             r["ratio_vs_best_anchor"] = (ref["ns_per_sqr_median"] / r["ns_per_sqr_median"]) if ref else None
+            pairs = (paired_ratios(ref["samples"], r["samples"])
+                     if ref and ref.get("samples") and len(ref["samples"]) == len(r.get("samples") or ()) else [])
+            r["paired_ratio_vs_best_anchor"] = statistics.median(pairs) if pairs else None
+            r["paired_ratio_range"] = [min(pairs), max(pairs)] if pairs else None
     return best
 
 
@@ -406,6 +421,8 @@ def run_vdf_bench(params: VdfBenchParams, impls: list[Impl], skipped: list[dict]
         "errors": errors,
         "warnings": warnings,
         "ratio_definition": "ratio_vs_best_anchor = median ns/sqr of ratio_reference / median ns/sqr of impl "
-                            "(speed-up over the fastest natively built anchor; >1 is faster)",
+                            "(speed-up over the fastest natively built anchor; >1 is faster); "
+                            "paired_ratio_vs_best_anchor = median over rounds of ratio_reference's run / impl's "
+                            "run in the same round (paired_ratio_range: their min and max)",
     }
 
