@@ -41,6 +41,18 @@ impl Rng {
     }
 }
 
+/// Every half kernel this CPU runs.
+fn half_kernels() -> Vec<rsa::HalfKernel> {
+    let mut kinds = vec![rsa::HalfKernel::Mont, rsa::HalfKernel::FoldPortable, rsa::HalfKernel::Fold32Portable];
+    if crate::dispatch::fold_ifma_supported() {
+        kinds.push(rsa::HalfKernel::Ifma);
+    }
+    if crate::dispatch::supported("avx512f") {
+        kinds.push(rsa::HalfKernel::Avx512f);
+    }
+    kinds
+}
+
 /// Odd moduli stand in for primes: the kernel never uses primality.
 #[test]
 fn rsa_halves_match_modpow() {
@@ -61,12 +73,12 @@ fn rsa_halves_match_modpow() {
             let dp = rng.big(eb);
             let dq = rng.big(eb - 3);
             let ne = eb.div_ceil(64);
-            for ifma in [false, crate::dispatch::fold_ifma_supported()] {
+            for kind in half_kernels() {
                 let cl = limbs(&c, np + nq);
-                let xp = rsa::half(&cl, &limbs(&p, np), &limbs(&dp, ne), eb, adx, ifma);
-                let xq = rsa::half(&cl, &limbs(&q, nq), &limbs(&dq, ne), eb, false, ifma);
-                assert_eq!(xp, limbs(&c.modpow(&dp, &p), np), "p {pb} bits, trial {trial}");
-                assert_eq!(xq, limbs(&c.modpow(&dq, &q), nq), "q {qb} bits, trial {trial}");
+                let xp = rsa::half(&cl, &limbs(&p, np), &limbs(&dp, ne), eb, adx, kind);
+                let xq = rsa::half(&cl, &limbs(&q, nq), &limbs(&dq, ne), eb, false, kind);
+                assert_eq!(xp, limbs(&c.modpow(&dp, &p), np), "{kind:?}: p {pb} bits, trial {trial}");
+                assert_eq!(xq, limbs(&c.modpow(&dq, &q), nq), "{kind:?}: q {qb} bits, trial {trial}");
             }
         }
     }
@@ -271,6 +283,12 @@ fn ct_valgrind_target() {
         mark(secret, false);
     }
     let (mut xp, mut xq) = rsa::crt_halves(&c, &pl, &dp, &ql, &dq, eb);
+    // The fold loops too (through their portable twins: valgrind has no
+    // AVX-512), which crt_halves takes only where the CPU has IFMA or
+    // AVX-512F.
+    let adx = crate::dispatch::supported("adx");
+    let mut fp = rsa::half(&c, &pl, &dp, eb, adx, rsa::HalfKernel::FoldPortable);
+    let mut fp32 = rsa::half(&c, &pl, &dp, eb, adx, rsa::HalfKernel::Fold32Portable);
     // The prepared key: halves and Garner's recombination, secrets marked
     // (the public check on the released result is not part of it).
     let qinv = q.modinv(&p).expect("coprime");
@@ -278,7 +296,7 @@ fn ct_valgrind_target() {
     let (mut yp, mut yq) = ctx.halves(&c, &dp, &dq, eb);
     let mut x = ctx.recombine(&yp, &yq);
     // Declassify the outputs only to check them.
-    for out in [&xp, &xq, &yp, &yq, &x] {
+    for out in [&xp, &xq, &yp, &yq, &x, &fp, &fp32] {
         mark(out, true);
     }
     for secret in [&c, &dp, &dq] {
@@ -288,11 +306,13 @@ fn ct_valgrind_target() {
     let dpb = BigUint::from_bytes_le(&dp.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
     assert_eq!(xp, limbs(&cb.modpow(&dpb, &p), np));
     assert_eq!((&yp, &yq), (&xp, &xq));
+    assert_eq!(fp, xp, "the fold twin and the production kernel agree");
+    assert_eq!(fp32, xp, "the 32-bit fold twin and the production kernel agree");
     let dqb = BigUint::from_bytes_le(&dq.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
     let (bp, bq) = (cb.modpow(&dpb, &p), cb.modpow(&dqb, &q));
     let h = ((&bp + &p - (&bq % &p)) * &qinv) % &p;
     assert_eq!(x, limbs(&(&bq + &q * h), np + nq));
-    for buf in [&mut xp, &mut xq, &mut yp, &mut yq, &mut x] {
+    for buf in [&mut xp, &mut xq, &mut yp, &mut yq, &mut x, &mut fp, &mut fp32] {
         rsa::zeroize(buf);
     }
 }

@@ -77,18 +77,12 @@ impl Fold32Plan {
         let (r, k) = fold32_shape::shape(bits).expect("Fold32Plan: modulus too wide");
         debug_assert!(bounds_hold(r, k));
         let ctx = MontCtx::new(m);
-        let (h, vk) = (k + 2, k.div_ceil(LANES));
-        let mut table = vec![Lane8::default(); h.div_ceil(2) * vk + 1];
         // T_c for c = 0 .. H-1: start from 2^(rK) mod N, multiply by 2^r.
         let top = r as usize * k;
         let mut wide = vec![0u64; top / 64 + 1];
         wide[top / 64] = 1 << (top % 64);
-        let mut t = ctx.reduce(&wide);
-        for c in 0..h {
-            let digits = to_digits(&t, k, r);
-            for (j, &d) in digits.iter().enumerate() {
-                table[(c / 2) * vk + j / LANES].0[j % LANES] |= d << (32 * (c % 2));
-            }
+        let first = ctx.reduce(&wide);
+        let next = |t: &[u64]| {
             let mut shifted = vec![0u64; n + 1];
             let mut carry = 0u64;
             for j in 0..n {
@@ -96,9 +90,43 @@ impl Fold32Plan {
                 carry = t[j] >> (64 - r);
             }
             shifted[n] = carry;
-            t = ctx.reduce(&shifted);
-        }
+            ctx.reduce(&shifted)
+        };
+        let table = Self::pack_table(r, k, first, next);
         Fold32Plan { r, k, table, ctx }
+    }
+
+    /// The packed table from its first row `T_0 = 2^(rK) mod N` (canonical
+    /// limbs) and a map from `T_c` to `T_(c+1) = 2^r T_c mod N`.  Constant
+    /// time when `next` is (the RSA kernel builds its plan so, from a secret
+    /// prime); the rows are wiped as they are packed.
+    pub fn pack_table(r: u32, k: usize, first: Vec<u64>, next: impl Fn(&[u64]) -> Vec<u64>) -> Vec<Lane8> {
+        let (h, vk) = (k + 2, k.div_ceil(LANES));
+        let mut table = vec![Lane8::default(); h.div_ceil(2) * vk + 1];
+        let mut t = first;
+        for c in 0..h {
+            let mut digits = to_digits(&t, k, r);
+            for (j, &d) in digits.iter().enumerate() {
+                table[(c / 2) * vk + j / LANES].0[j % LANES] |= d << (32 * (c % 2));
+            }
+            crate::rsa::zeroize(&mut digits);
+            let mut following = next(&t);
+            std::mem::swap(&mut t, &mut following);
+            crate::rsa::zeroize(&mut following);
+        }
+        crate::rsa::zeroize(&mut t);
+        table
+    }
+
+    /// Overwrite the table and the constants with zeros (the RSA kernel's
+    /// plans are functions of a secret prime).
+    pub fn wipe(&mut self) {
+        for lane in self.table.iter_mut() {
+            crate::rsa::zeroize(&mut lane.0);
+        }
+        for buf in [&mut self.ctx.m, &mut self.ctx.r2, &mut self.ctx.r3] {
+            crate::rsa::zeroize(buf);
+        }
     }
 
     /// Loop digits `L = K + 1`.
@@ -227,6 +255,37 @@ pub fn to_digits(x: &[u64], count: usize, r: u32) -> Vec<u64> {
         .collect()
 }
 
+/// The value of (possibly redundant) radix-`2^r` digits (each below `2^63`)
+/// as `limbs` limbs, in constant time: one carry pass to canonical digits,
+/// then shifts by public amounts.  The value must fit.
+pub fn digits_to_limbs(d: &[u64], limbs: usize, r: u32) -> Vec<u64> {
+    let mask = (1u64 << r) - 1;
+    let mut norm = Vec::with_capacity(d.len() + 3);
+    let mut carry = 0u64;
+    for &x in d {
+        let v = x + carry;
+        norm.push(v & mask);
+        carry = v >> r;
+    }
+    while norm.len() < d.len() + 3 {
+        norm.push(carry & mask);
+        carry >>= r;
+    }
+    let mut out = vec![0u64; limbs];
+    for (j, &x) in norm.iter().enumerate() {
+        let bit = r as usize * j;
+        let (w, b) = (bit / 64, bit % 64);
+        if w < limbs {
+            out[w] |= x << b;
+        }
+        if b + r as usize > 64 && w + 1 < limbs {
+            out[w + 1] |= x >> (64 - b);
+        }
+    }
+    crate::rsa::zeroize(&mut norm);
+    out
+}
+
 /// The value of (possibly redundant) radix-`2^r` digits as `limbs` limbs.
 pub fn from_digits(d: &[u64], limbs: usize, r: u32) -> Vec<u64> {
     let mut out = vec![0u64; limbs];
@@ -271,9 +330,18 @@ impl Fold32PortableKernel {
     }
 }
 
+impl Drop for Fold32PortableKernel {
+    fn drop(&mut self) {
+        self.plan.wipe();
+    }
+}
+
 impl Kernel for Fold32PortableKernel {
     fn name(&self) -> &'static str {
         "fold32-portable"
+    }
+    fn fold32_plan(&self) -> Option<&Fold32Plan> {
+        Some(&self.plan)
     }
     fn modulus(&self) -> &[u64] {
         &self.plan.ctx.m

@@ -72,6 +72,12 @@ pub trait Kernel: Send + Sync {
     fn into_fold_plan(self: Box<Self>) -> Option<crate::fold::FoldPlan> {
         None
     }
+    /// The 32-bit-product fold plan, for `avx512f` and `fold32-portable`
+    /// (radix-2^r loop forms; the RSA kernel leaves them with
+    /// [`crate::single::fold32_leave`]).
+    fn fold32_plan(&self) -> Option<&crate::fold32::Fold32Plan> {
+        None
+    }
 }
 
 /// `x^(2^k) mod m`, canonical.

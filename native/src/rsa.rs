@@ -13,15 +13,20 @@
 //!    `(2^64)^n` (square-and-multiply on the public limb count `n`).
 //! 2. `c mod p` by Montgomery products of its `n`-limb chunks with
 //!    `R^k mod p`, added with masked subtractions (no division).
-//! 3. The fold plan of [`crate::fold`] (rows `2^(50(K+r)) mod p`, each one
-//!    product by `2^50` from the previous) and the fold kernel: `ifma` when
-//!    the CPU has it, else `fold-portable`.  The fold loop has no comparison
-//!    and no conditional subtraction at all (its value bound is a fixed
-//!    point, docs/native.md).
+//! 3. The kernel ([`HalfKernel`]): where the CPU has IFMA, the fold plan of
+//!    [`crate::fold`] (rows `2^(50(K+r)) mod p`, each one product by `2^50`
+//!    from the previous) and the `ifma` fold kernel, whose loop has no
+//!    comparison and no conditional subtraction at all (its value bound is a
+//!    fixed point, docs/native.md); elsewhere [`MontHalfKernel`], the scalar
+//!    almost-Montgomery products of [`Mont`] (MULX/ADX rows when the CPU has
+//!    them), whose only conditional step is a masked subtraction.  (The
+//!    fold's portable twin, `fold-portable`, also runs here, for the tests
+//!    and the valgrind check; it is far too slow to serve.)
 //! 4. Fixed windows of `w` bits: `w` squarings and one product per window,
 //!    zero digits included; the table entry is chosen by reading all `2^w`
 //!    entries with a mask.
-//! 5. Out of the loop form in constant time ([`crate::single::fold_leave`]).
+//! 5. Out of the loop form in constant time ([`crate::single::fold_leave`],
+//!    or one Montgomery product by 1 and a masked subtraction).
 //! 6. Secret buffers on the heap are overwritten with zeros before they are
 //!    freed; the Python entry points run each secret operation through
 //!    [`scrub_after`], which zeroes the stack it used (the compiler's spills
@@ -33,7 +38,9 @@
 
 use crate::fold::{tail_table, to_digits, FoldPlan, FoldPortableKernel, Lane8, LANES, MAX_VECTORS};
 use crate::kernel::{Kernel, MontCtx};
-use crate::single::{ct_sub_if_ge, fold_leave, opaque_u64, Mont};
+use crate::fold32::{Fold32Plan, Fold32PortableKernel};
+use crate::fold32_shape;
+use crate::single::{ct_sub_if_ge, fold32_leave, fold_leave, opaque_u64, Mont};
 
 /// Overwrite with zeros in a way the optimiser keeps.
 pub fn zeroize(x: &mut [u64]) {
@@ -227,6 +234,179 @@ pub fn pow_windows_generic<K: Kernel + ?Sized>(
     zeroize(&mut sel);
 }
 
+/// The 32-bit-product fold plan of the prime `p` (`mont`, `pe` = `p` with a
+/// zero limb on top, `r1` = `R mod p`), in constant time in `p`: the shape
+/// from its bit length (public), `2^r R` by masked doublings, `2^(rK)` as a
+/// Montgomery power on the public `K`, each row one product by `2^r R` from
+/// the previous.
+fn fold32_plan(mont: &Mont, pe: &[u64], r1: &[u64], bits: usize, ctx: MontCtx, t: &mut [u64]) -> Fold32Plan {
+    let n = mont.n();
+    let (r, k) = fold32_shape::shape(bits).expect("a 32-bit fold shape for every prime the kernel takes");
+    let mut cr = r1.to_vec();
+    cr.push(0);
+    for _ in 0..r {
+        dbl_mod(&mut cr, pe);
+    }
+    cr.truncate(n);
+    let mut z = r1.to_vec();
+    let mut tmp = vec![0u64; n];
+    for bit in (0..usize::BITS - k.leading_zeros()).rev() {
+        mont.mul_canon(&mut tmp, &z, &z, t);
+        std::mem::swap(&mut z, &mut tmp);
+        if (k >> bit) & 1 == 1 {
+            // public: the digit count
+            mont.mul_canon(&mut tmp, &z, &cr, t);
+            std::mem::swap(&mut z, &mut tmp);
+        }
+    }
+    let mut one = vec![0u64; n];
+    one[0] = 1;
+    mont.mul_canon(&mut tmp, &z, &one, t);
+    let first = tmp.clone();
+    let table = {
+        let mut scratch = mont.scratch();
+        let next = |row: &[u64]| {
+            let mut out = vec![0u64; n];
+            let mut s = scratch.clone();
+            mont.mul_canon(&mut out, row, &cr, &mut s);
+            zeroize(&mut s);
+            out
+        };
+        let table = Fold32Plan::pack_table(r, k, first, next);
+        zeroize(&mut scratch);
+        table
+    };
+    for buf in [&mut cr, &mut z, &mut tmp] {
+        zeroize(buf);
+    }
+    Fold32Plan { r, k, table, ctx }
+}
+
+/// Which kernel a half runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfKernel {
+    /// The IFMA fold (only where the CPU has AVX-512 IFMA).
+    Ifma,
+    /// The fold's portable twin: the IFMA loop's digits one product at a
+    /// time (tests and the valgrind check only: about 15x slower than
+    /// `Mont` at 1024 bits).
+    FoldPortable,
+    /// Scalar almost-Montgomery products ([`MontHalfKernel`]).
+    Mont,
+    /// The 32-bit-product fold with `vpmuludq` (only where the CPU has
+    /// AVX-512F; primes of 256 to 4096 bits, else `Mont`).
+    Avx512f,
+    /// Its portable twin (tests and the valgrind check only).
+    Fold32Portable,
+}
+
+impl HalfKernel {
+    /// The fastest this CPU runs: `Ifma` where it has IFMA, else `Avx512f`
+    /// where it has AVX-512F, else `Mont`.
+    pub fn best() -> Self {
+        if crate::dispatch::fold_ifma_supported() {
+            HalfKernel::Ifma
+        } else if crate::dispatch::supported("avx512f") {
+            HalfKernel::Avx512f
+        } else {
+            HalfKernel::Mont
+        }
+    }
+}
+
+/// A half's kernel on CPUs without IFMA: the values in almost-Montgomery
+/// form (`a R mod p`, any `n`-limb value below `R`), squarings and products
+/// by [`Mont::amm_sqr`] / [`Mont::amm`] (the MULX/ADX rows where the CPU has
+/// them).  Constant time: loop counts depend on `n` only and the only
+/// conditional step is the products' masked subtraction.  Holds `p` and
+/// `R^2 mod p`, zeroed on drop.
+pub struct MontHalfKernel {
+    mont: Mont,
+    r2: Vec<u64>,
+}
+
+impl Kernel for MontHalfKernel {
+    fn name(&self) -> &'static str {
+        "mont-half"
+    }
+    fn modulus(&self) -> &[u64] {
+        &self.mont.m
+    }
+    /// `amm(x, R^2) = x R mod p`, below `R`.
+    fn enter(&self, x: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; self.mont.n()];
+        let mut t = self.mont.scratch();
+        self.mont.amm(&mut out, x, &self.r2, &mut t);
+        zeroize(&mut t);
+        out
+    }
+    /// `amm(s, 1) = s / R mod p`, below `p + 1`, then one masked subtraction.
+    fn leave(&self, s: &[u64]) -> Vec<u64> {
+        let n = self.mont.n();
+        let mut one = vec![0u64; n];
+        one[0] = 1;
+        let mut out = vec![0u64; n];
+        let mut t = self.mont.scratch();
+        self.mont.mul_canon(&mut out, s, &one, &mut t);
+        zeroize(&mut t);
+        out
+    }
+    fn sqr_n_internal(&self, s: &mut [u64], k: u64) {
+        let mut t = self.mont.scratch();
+        let mut next = vec![0u64; self.mont.n()];
+        for _ in 0..k {
+            self.mont.amm_sqr(&mut next, s, &mut t);
+            s.copy_from_slice(&next);
+        }
+        zeroize(&mut t);
+        zeroize(&mut next);
+    }
+    fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; self.mont.n()];
+        let mut t = self.mont.scratch();
+        self.mont.amm(&mut out, a, b, &mut t);
+        zeroize(&mut t);
+        out
+    }
+    /// [`pow_windows_generic`] without its allocations: one scratch, one
+    /// selected entry and one product buffer for the whole loop (at 1024
+    /// bits the per-window allocations and wipes were about a tenth of the
+    /// time).  Same masked entry selection, same operations in the same order.
+    fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
+        let len = s.len();
+        assert!(windows >= 1 && table.len() == len << w, "pow_windows: table of 2^w entries");
+        let mut t = self.mont.scratch();
+        let mut sel = vec![0u64; len];
+        let mut next = vec![0u64; len];
+        ct_select(s, table, len, bits_at(e, (windows - 1) * w, w));
+        for j in (0..windows - 1).rev() {
+            for _ in 0..w {
+                self.mont.amm_sqr(&mut next, s, &mut t);
+                s.copy_from_slice(&next);
+            }
+            let digit = bits_at(e, j * w, w);
+            ct_select(&mut sel, table, len, digit);
+            // The deliberate leak of the valgrind check (test builds only).
+            #[cfg(feature = "ct-leak-test")]
+            if digit == 0 {
+                continue;
+            }
+            self.mont.amm(&mut next, s, &sel, &mut t);
+            s.copy_from_slice(&next);
+        }
+        for buf in [&mut t, &mut sel, &mut next] {
+            zeroize(buf);
+        }
+    }
+}
+
+impl Drop for MontHalfKernel {
+    fn drop(&mut self) {
+        zeroize(&mut self.mont.m);
+        zeroize(&mut self.r2);
+    }
+}
+
 /// Everything one prime's half needs, derived once per key (OpenSSL keeps
 /// the same in its `BN_MONT_CTX`): the Montgomery constants, the fold table
 /// `2^(50(K+r)) mod p` and the kernel.  Secret (it is a function of `p`);
@@ -242,10 +422,11 @@ pub struct HalfCtx {
 }
 
 impl HalfCtx {
-    /// The context of the odd `p` (limbs, top limb non-zero); `fold_ifma`
-    /// picks the IFMA fold kernel, else its portable twin.  Constant time in
-    /// `p` (see the module doc for what is public).
-    pub fn new(p: &[u64], adx: bool, fold_ifma: bool) -> Self {
+    /// The context of the odd `p` (limbs, top limb non-zero) on the kernel
+    /// `kind` (`Ifma` only where the CPU has it; below 256 bits it falls back
+    /// to `FoldPortable`).  Constant time in `p` (see the module doc for what
+    /// is public).
+    pub fn new(p: &[u64], adx: bool, kind: HalfKernel) -> Self {
         let n = p.len();
         assert!(n >= 1 && p[0] & 1 == 1 && p[n - 1] != 0, "rsa::HalfCtx: p must be odd with a non-zero top limb");
         let mont = Mont::new(p, adx);
@@ -282,8 +463,36 @@ impl HalfCtx {
             }
         }
 
-        // The fold plan: K from the bit length of p (public), rows by products.
         let bits = 64 * n - p[n - 1].leading_zeros() as usize;
+        let fast_width = bits >= crate::dispatch::MIN_FAST_BITS as usize;
+        let kind = match kind {
+            HalfKernel::Avx512f if !(fast_width && crate::dispatch::supported("avx512f")) => HalfKernel::Mont,
+            other => other,
+        };
+        if matches!(kind, HalfKernel::Avx512f | HalfKernel::Fold32Portable) {
+            let mut r3 = vec![0u64; n];
+            mont.mul_canon(&mut r3, &r2, &r2, &mut t);
+            let ctx = MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 };
+            let plan = fold32_plan(&mont, &pe, &r1, bits, ctx, &mut t);
+            let kernel: Box<dyn Kernel> = match kind {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: avx512f was checked above; the shape is of 256 to 2048 bits.
+                HalfKernel::Avx512f => Box::new(unsafe { crate::avx512f::Avx512fKernel::from_plan(plan, true) }),
+                _ => Box::new(Fold32PortableKernel { plan }),
+            };
+            for buf in [&mut c50, &mut d64, &mut tmp, &mut t, &mut x] {
+                zeroize(buf);
+            }
+            return HalfCtx { mont, pe, r1, r2, kernel: Some(kernel) };
+        }
+        if kind == HalfKernel::Mont {
+            for buf in [&mut c50, &mut d64, &mut tmp, &mut t, &mut x] {
+                zeroize(buf);
+            }
+            let kernel = MontHalfKernel { mont: mont.clone(), r2: r2.clone() };
+            return HalfCtx { mont, pe, r1, r2, kernel: Some(Box::new(kernel)) };
+        }
+        // The fold plan: K from the bit length of p (public), rows by products.
         let mut k = 1usize;
         while bits + 1 + (usize::BITS - (k + 2).leading_zeros()) as usize > 50 * k {
             k += 1;
@@ -320,7 +529,7 @@ impl HalfCtx {
         mont.mul_canon(&mut r3, &r2, &r2, &mut t);
         let tail = tail_table(k, v, &table);
         let plan = FoldPlan { k, v, table, tail, ctx: MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 } };
-        let kernel: Box<dyn Kernel> = if fold_ifma && bits >= crate::dispatch::MIN_FAST_BITS as usize {
+        let kernel: Box<dyn Kernel> = if kind == HalfKernel::Ifma && fast_width {
             #[cfg(target_arch = "x86_64")]
             {
                 Box::new(crate::ifma::FoldIfmaKernel { plan })
@@ -387,17 +596,18 @@ impl HalfCtx {
     /// a zero accumulator: everything of [`HalfCtx::pow`] before its loop.
     fn pow_start(&self, c: &[u64], exp_bits: usize, w: Option<usize>) -> PowRun {
         let kernel = self.kernel();
-        let plan = kernel.fold_plan().expect("a fold kernel");
         let n = self.n();
         let mut cm = self.reduce(c);
-        let lanes = LANES * plan.v;
         let w = w.unwrap_or_else(|| default_window(exp_bits));
         assert!((1..=8).contains(&w), "rsa::HalfCtx::pow: window of 1 to 8 bits");
         let entries = 1usize << w;
         let mut one = vec![0u64; n];
         one[0] = 1;
+        // Entry 0, 1 in loop form (the fold's digits of 1; R mod p for Mont).
+        let first = kernel.enter(&one);
+        let lanes = first.len();
         let mut wt = vec![0u64; entries * lanes];
-        wt[..lanes].copy_from_slice(&to_digits(&one, lanes));
+        wt[..lanes].copy_from_slice(&first);
         let mut base = kernel.enter(&cm);
         wt[lanes..2 * lanes].copy_from_slice(&base);
         for i in 2..entries {
@@ -415,8 +625,12 @@ impl HalfCtx {
     /// The canonical result of a run's accumulator; the run's buffers are
     /// zeroed.
     fn pow_end(&self, mut run: PowRun) -> Vec<u64> {
-        let plan = self.kernel().fold_plan().expect("a fold kernel");
-        let out = fold_leave(plan, &self.mont, &self.r2, &run.acc);
+        let kernel = self.kernel();
+        let out = match (kernel.fold_plan(), kernel.fold32_plan()) {
+            (Some(plan), _) => fold_leave(plan, &self.mont, &self.r2, &run.acc),
+            (None, Some(plan)) => fold32_leave(plan, &self.mont, &self.r2, &run.acc),
+            (None, None) => kernel.leave(&run.acc),
+        };
         zeroize(&mut run.table);
         zeroize(&mut run.acc);
         out
@@ -485,9 +699,9 @@ struct PowRun {
 }
 
 /// One half: `c^e mod p`, canonical.  `c` has any number of limbs, `e` is
-/// processed at exactly `exp_bits` bits; `fold_ifma` picks the kernel.
-pub fn half(c: &[u64], p: &[u64], e: &[u64], exp_bits: usize, adx: bool, fold_ifma: bool) -> Vec<u64> {
-    HalfCtx::new(p, adx, fold_ifma).pow(c, e, exp_bits, None)
+/// processed at exactly `exp_bits` bits, on the kernel `kind`.
+pub fn half(c: &[u64], p: &[u64], e: &[u64], exp_bits: usize, adx: bool, kind: HalfKernel) -> Vec<u64> {
+    HalfCtx::new(p, adx, kind).pow(c, e, exp_bits, None)
 }
 
 /// `a * b` (schoolbook, fixed trip counts), `a.len() + b.len()` limbs.
@@ -533,9 +747,9 @@ impl RsaCtx {
     /// (canonical, `p`'s limb count), `e` the public exponent.
     pub fn new(p: &[u64], q: &[u64], qinv: &[u64], e: &[u64]) -> Self {
         let adx = crate::dispatch::supported("adx");
-        let ifma = crate::dispatch::fold_ifma_supported();
-        let hp = HalfCtx::new(p, adx, ifma);
-        let hq = HalfCtx::new(q, adx, ifma);
+        let kind = HalfKernel::best();
+        let hp = HalfCtx::new(p, adx, kind);
+        let hq = HalfCtx::new(q, adx, kind);
         let mut t = hp.mont.scratch();
         let mut qinv_r = vec![0u64; hp.n()];
         hp.mont.mul_canon(&mut qinv_r, qinv, &hp.r2, &mut t);
@@ -691,8 +905,8 @@ pub fn crt_halves(
     exp_bits: usize,
 ) -> (Vec<u64>, Vec<u64>) {
     let adx = crate::dispatch::supported("adx");
-    let ifma = crate::dispatch::fold_ifma_supported();
-    let xp = half(c, p, dp, exp_bits, adx, ifma);
-    let xq = half(c, q, dq, exp_bits, adx, ifma);
+    let kind = HalfKernel::best();
+    let xp = half(c, p, dp, exp_bits, adx, kind);
+    let xq = half(c, q, dq, exp_bits, adx, kind);
     (xp, xq)
 }

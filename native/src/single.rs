@@ -182,6 +182,22 @@ pub fn fold_leave(plan: &FoldPlan, mont: &Mont, r2: &[u64], s: &[u64]) -> Vec<u6
     out
 }
 
+/// Canonical value of a 32-bit-product fold loop form, as [`fold_leave`]:
+/// the digits as `2n + 1` limbs (a loop value is below `2^(rL)`, well
+/// under `R^2`), one REDC, one product with `R^2 mod m`, a masked
+/// subtraction.  Constant time.
+pub fn fold32_leave(plan: &crate::fold32::Fold32Plan, mont: &Mont, r2: &[u64], s: &[u64]) -> Vec<u64> {
+    let n = mont.n();
+    let mut t = crate::fold32::digits_to_limbs(s, 2 * n + 1, plan.r);
+    let mut a = vec![0u64; n];
+    mont.redc(&mut a, &mut t);
+    let mut out = vec![0u64; n];
+    mont.mul_canon(&mut out, &a, r2, &mut t);
+    crate::rsa::zeroize(&mut a);
+    crate::rsa::zeroize(&mut t);
+    out
+}
+
 /// A modulus prepared for [`Divisor::reduce`]: shifted left so that its top
 /// bit is set.  Not constant time (quotient estimates are corrected in
 /// data-dependent loops): for public data only (the rings' single
