@@ -14,9 +14,10 @@
 //! Registers: `zmm0-23` accumulators (column blocks of the square, the fold's
 //! `ceil(K/8)` vectors), `zmm24-27` the carry pass's shifted pieces, `zmm28`
 //! a carry temporary, `zmm29` the digit mask, `zmm30` the broadcast digit,
-//! `zmm31` the product.  `k1-k4` mask the lanes below the diagonal, `k5`
-//! (0x55) spreads the diagonal squares to even columns, `k6` keeps the fold's
-//! `K mod 8` live lanes.
+//! `zmm31` the product.  `k1-k4` mask the lanes at and below the diagonal in
+//! the square's row form (`k1-k3` are reloaded with the column form's masks
+//! for the top blocks), `k5` (0x55) spreads the diagonal squares to even
+//! columns, `k6` keeps the fold's `K mod 8` live lanes.
 
 #[path = "fold32_shape.rs"]
 #[allow(dead_code)]

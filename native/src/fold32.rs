@@ -127,6 +127,7 @@ impl Fold32Plan {
         for buf in [&mut self.ctx.m, &mut self.ctx.r2, &mut self.ctx.r3] {
             crate::rsa::zeroize(buf);
         }
+        crate::rsa::zeroize(core::slice::from_mut(&mut self.ctx.m0inv));
     }
 
     /// Loop digits `L = K + 1`.

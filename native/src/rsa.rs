@@ -17,11 +17,13 @@
 //!    [`crate::fold`] (rows `2^(50(K+r)) mod p`, each one product by `2^50`
 //!    from the previous) and the `ifma` fold kernel, whose loop has no
 //!    comparison and no conditional subtraction at all (its value bound is a
-//!    fixed point, docs/native.md); elsewhere [`MontHalfKernel`], the scalar
-//!    almost-Montgomery products of [`Mont`] (MULX/ADX rows when the CPU has
-//!    them), whose only conditional step is a masked subtraction.  (The
-//!    fold's portable twin, `fold-portable`, also runs here, for the tests
-//!    and the valgrind check; it is far too slow to serve.)
+//!    fixed point, docs/native.md); where it has AVX-512F only, the
+//!    32-bit-product fold of [`crate::fold32`] (rows one product by `2^r`
+//!    each) on the `avx512f` kernel; elsewhere [`MontHalfKernel`], the
+//!    scalar almost-Montgomery products of [`Mont`] (MULX/ADX rows when the
+//!    CPU has them), whose only conditional step is a masked subtraction.
+//!    (The folds' portable twins also run here, for the tests and the
+//!    valgrind check; they are far too slow to serve.)
 //! 4. Fixed windows of `w` bits: `w` squarings and one product per window,
 //!    zero digits included; the table entry is chosen by reading all `2^w`
 //!    entries with a mask.
@@ -403,6 +405,7 @@ impl Kernel for MontHalfKernel {
 impl Drop for MontHalfKernel {
     fn drop(&mut self) {
         zeroize(&mut self.mont.m);
+        zeroize(core::slice::from_mut(&mut self.mont.m0inv));
         zeroize(&mut self.r2);
     }
 }
@@ -675,12 +678,15 @@ impl Drop for HalfCtx {
         for buf in [&mut self.pe, &mut self.r1, &mut self.r2, &mut self.mont.m] {
             zeroize(buf);
         }
+        // -p^-1 mod 2^64 gives away p mod 2^64.
+        zeroize(core::slice::from_mut(&mut self.mont.m0inv));
         if let Some(kernel) = self.kernel.take() {
             if let Some(mut plan) = kernel.into_fold_plan() {
                 for lane in plan.table.iter_mut().chain(plan.tail.iter_mut()) {
                     zeroize(&mut lane.0);
                 }
                 zeroize(&mut plan.ctx.m);
+                zeroize(core::slice::from_mut(&mut plan.ctx.m0inv));
                 zeroize(&mut plan.ctx.r2);
                 zeroize(&mut plan.ctx.r3);
             }
