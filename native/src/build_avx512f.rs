@@ -17,13 +17,15 @@
 //! `zmm31` the product.  `k1-k4` mask the lanes at and below the diagonal in
 //! the square's row form (`k1-k3` are reloaded with the column form's masks
 //! for the top blocks), `k5` (0x55) spreads the diagonal squares to even
-//! columns, `k6` keeps the fold's `K mod 8` live lanes.
+//! columns, `k6` keeps the fold's `K mod 8` live lanes, `k7` the carried lanes
+//! of the vector where the first carry pass starts (column `K - 1`, below
+//! which the columns enter the fold raw: `fold32_shape::raw_low_columns`).
 
 #[path = "fold32_shape.rs"]
 #[allow(dead_code)]
 mod fold32_shape;
 
-use fold32_shape::{shape, D_DIG, E, MAX_FAST_BITS, MIN_FAST_BITS, SQ, X_DIG, COLS};
+use fold32_shape::{first_carried_column, shape, COLS, D_DIG, E, MAX_FAST_BITS, MIN_FAST_BITS, SQ, X_DIG};
 use std::fmt::Write as _;
 
 /// Column blocks whose accumulators the square keeps in registers at once.
@@ -73,19 +75,26 @@ impl Asm {
     /// The carry pass over the accumulators `regs` (in place): `e = (c & M) +
     /// ((c_prev_lane >> r) & M) + (c_2_lanes_below >> 2r)`; `zmm24/25` hold
     /// the previous vector's shifted pieces and carry over between calls
-    /// (`reset` clears them first).
-    fn carry(&mut self, r: u32, regs: &[usize], reset: bool) {
+    /// (`reset` clears them first).  `first_raw`: the lanes of the first
+    /// vector that stay raw (`k7` holds the others): they keep their column
+    /// and carry nothing up.
+    fn carry(&mut self, r: u32, regs: &[usize], reset: bool, first_raw: bool) {
         let (mut pm, mut ph, mut cm, mut ch) = ("zmm24", "zmm25", "zmm26", "zmm27");
         if reset {
             self.op("vpxorq zmm24, zmm24, zmm24");
             self.op("vpxorq zmm25, zmm25, zmm25");
         }
-        for &q in regs {
+        for (i, &q) in regs.iter().enumerate() {
             let a = format!("zmm{q}");
-            self.op(format!("vpsrlq {cm}, {a}, {r}"));
-            self.op(format!("vpsrlq {ch}, {a}, {}", 2 * r));
+            let (z, merge) = if i == 0 && first_raw {
+                (Self::zmask("k7"), "{{k7}}".to_string())
+            } else {
+                (String::new(), String::new())
+            };
+            self.op(format!("vpsrlq {cm}{z}, {a}, {r}"));
+            self.op(format!("vpsrlq {ch}{z}, {a}, {}", 2 * r));
             self.op(format!("vpandq {cm}, {cm}, zmm29"));
-            self.op(format!("vpandq {a}, {a}, zmm29"));
+            self.op(format!("vpandq {a}{merge}, {a}, zmm29"));
             self.op(format!("valignq zmm28, {cm}, {pm}, 7"));
             self.op(format!("vpaddq {a}, {a}, zmm28"));
             self.op(format!("valignq zmm28, {ch}, {ph}, 6"));
@@ -142,7 +151,22 @@ impl Asm {
         for v in vk..nv {
             self.op(format!("vpxorq zmm{v}, zmm{v}, zmm{v}"));
         }
-        self.carry(r, &(0..nv).collect::<Vec<_>>(), true);
+        self.carry(r, &(0..nv).collect::<Vec<_>>(), true, false);
+    }
+
+    /// The first carry pass over `blocks` (column vectors `blocks[j]` in
+    /// `zmm(blocks[j] - g0)`): only the vectors from the one holding column
+    /// `from` (`first_carried_column`) on; the first of them keeps its lanes
+    /// below `from` raw.  `started` says whether an earlier group already
+    /// began the pass.
+    fn first_carry(&mut self, r: u32, blocks: &[usize], g0: usize, from: usize, started: &mut bool) {
+        let regs: Vec<usize> = blocks.iter().filter(|&&b| 8 * b + 7 >= from).map(|b| b - g0).collect();
+        if regs.is_empty() {
+            return;
+        }
+        let boundary = blocks.iter().any(|&b| b == from / 8) && from % 8 != 0;
+        self.carry(r, &regs, !*started, boundary);
+        *started = true;
     }
 
     /// `zmm{acc} += zmm30 * window`, lanes outside `mask` zero.
@@ -161,9 +185,18 @@ impl Asm {
     }
 
     /// The set-up every kernel starts with: the masks and the digit mask.
-    fn masks(&mut self, k: usize) {
+    fn masks(&mut self, r: u32, k: usize) {
         let live = if k % 8 == 0 { 0xFF } else { (1u32 << (k % 8)) - 1 };
-        for (reg, value) in [("k1", 0xFEu32), ("k2", 0xF8), ("k3", 0xE0), ("k4", 0x80), ("k5", 0x55), ("k6", live)] {
+        let carried = 0xFFu32 << (first_carried_column(r, k) % 8) & 0xFF;
+        for (reg, value) in [
+            ("k1", 0xFEu32),
+            ("k2", 0xF8),
+            ("k3", 0xE0),
+            ("k4", 0x80),
+            ("k5", 0x55),
+            ("k6", live),
+            ("k7", carried),
+        ] {
             self.op(format!("mov {{t:e}}, {value:#x}"));
             self.op(format!("kmovw {reg}, {{t:e}}"));
         }
@@ -198,7 +231,8 @@ fn sqr_n(r: u32, k: usize) -> String {
     let vl = l.div_ceil(8);
     let nb = (2 * l).div_ceil(8);
     let mut a = Asm::new();
-    a.masks(k);
+    a.masks(r, k);
+    let from = first_carried_column(r, k);
     a.op("2:");
     // Window bases: w_m = &D[digit -m], so that the window of row i and
     // block b, digits 8b-i .., sits at a multiple of 64 bytes from w_(i mod 8).
@@ -211,7 +245,7 @@ fn sqr_n(r: u32, k: usize) -> String {
         a.op("vpmuludq zmm31, zmm31, zmm31");
         a.op(format!("vmovdqa64 zmmword ptr {}, zmm31", Asm::memory("xb", from_x(SQ + 8 * q))));
     }
-    let mut first = true;
+    let mut started = false;
     for g0 in (0..nb).step_by(GROUP_BLOCKS) {
         let blocks: Vec<usize> = (g0..nb.min(g0 + GROUP_BLOCKS)).collect();
         for &b in &blocks {
@@ -268,9 +302,7 @@ fn sqr_n(r: u32, k: usize) -> String {
                 a.product(b - g0, &window, mask);
             }
         }
-        let regs: Vec<usize> = blocks.iter().map(|b| b - g0).collect();
-        a.carry(r, &regs, first);
-        first = false;
+        a.first_carry(r, &blocks, g0, from, &mut started);
         for &b in &blocks {
             let dst = Asm::memory("xb", from_x(E + 8 * b));
             a.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
@@ -325,7 +357,8 @@ fn mul(r: u32, k: usize) -> String {
     let l = k + 1;
     let vl = l.div_ceil(8);
     let mut a = Asm::new();
-    a.masks(k);
+    a.masks(r, k);
+    let from = first_carried_column(r, k);
     a.op("vpxorq zmm31, zmm31, zmm31");
     for v in 0..2 * vl + 1 {
         a.op(format!("vmovdqa64 zmmword ptr {}, zmm31", Asm::memory("xb", from_x(COLS + 8 * v))));
@@ -354,16 +387,14 @@ fn mul(r: u32, k: usize) -> String {
     a.op("jnz 2b");
     // Carry the 2 vl column vectors into E, GROUP_BLOCKS at a time.
     let nb = 2 * vl;
-    let mut first = true;
+    let mut started = false;
     for g0 in (0..nb).step_by(GROUP_BLOCKS) {
         let blocks: Vec<usize> = (g0..nb.min(g0 + GROUP_BLOCKS)).collect();
         for &b in &blocks {
             let src = Asm::memory("xb", from_x(COLS + 8 * b));
             a.op(format!("vmovdqa64 zmm{}, zmmword ptr {src}", b - g0));
         }
-        let regs: Vec<usize> = blocks.iter().map(|b| b - g0).collect();
-        a.carry(r, &regs, first);
-        first = false;
+        a.first_carry(r, &blocks, g0, from, &mut started);
         for &b in &blocks {
             let dst = Asm::memory("xb", from_x(E + 8 * b));
             a.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
@@ -404,7 +435,7 @@ fn mul(r: u32, k: usize) -> String {
 
 fn clobbers() -> String {
     let mut s = String::from("        ");
-    for k in 1..=6 {
+    for k in 1..=7 {
         write!(s, "out(\"k{k}\") _, ").unwrap();
     }
     for z in (0..32).filter(|&z| z != 29) {

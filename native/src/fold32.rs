@@ -24,21 +24,26 @@
 //!
 //! 1. Columns.  `C_c = sum_(i<j, i+j=c) x_i (2 x_j) + x_(c/2)^2`, exact
 //!    (B2).  `sum C_c 2^(rc) = X^2`.
-//! 2. Carry pass.  `e_c = (C_c mod 2^r) + ((C_(c-1) >> r) mod 2^r) +
-//!    (C_(c-2) >> 2r)`, for every column; `sum e_c 2^(rc) = X^2` still, and
-//!    `e_c < E`.  Since `X^2 < 2^(2rL)`, `e_(2L) = 0`: the digits are
-//!    `e_0 .. e_(2K+1)`.
+//! 2. Carry pass from column `P` on (`P = K - 1` where (B5) holds, else 0:
+//!    [`fold32_shape::first_carried_column`]).  `e_c = (C_c mod 2^r) +
+//!    ((C'_(c-1) >> r) mod 2^r) + (C'_(c-2) >> 2r)` for `c >= P`, where `C'`
+//!    is `C` with the columns below `P` taken as 0; `e_c = C_c` below `P`.
+//!    `sum e_c 2^(rc) = X^2` still, and `e_c < E` from `P` on.  Since
+//!    `X^2 < 2^(2rL)`, `e_(2L) = 0`: the digits are `e_0 .. e_(2K+1)`.
 //! 3. Fold.  `R_j = e_j + sum_(c=0..H-1) e_(K+c) T_(c,j)` for `j < K`, with
 //!    the table `T_c = 2^(r(K+c)) mod N` in `K` canonical digits (`H = K + 2`
-//!    rows).  All `H K` products are independent; no lane overflows (B3).
+//!    rows).  All `H K` products are independent; no lane overflows (B3;
+//!    (B5) for the raw columns).
 //! 4. Carry pass on `R` (`K` lanes): the next `x`, `L` digits (I1).
 //!
 //! # Why (I2) is a fixed point
 //!
 //! `R = sum_(j<K) e_j 2^(rj) + sum_c e_(K+c) T_c`.  The first sum is below
-//! `(E / (2^r - 1)) 2^(rK) < 3 * 2^(rK)` (as `64 - 3r < -1`); the second below
+//! `(E / (2^r - 1)) 2^(rK) < 3 * 2^(rK)` (as `64 - 3r < -1`), plus, with raw
+//! columns below `K - 1`, at most `2^64 * 2^(r(K-2)) (1 + 2^(1-r)) <
+//! 2^(rK + 65 - 2r)`; the second sum is below
 //! `H E N < 2^(bitlen(H) + r + 1) * 1.25 * 2^bits <= 1.25 * 2^(rK + r - 2)` by
-//! (B4).  Together they are below `2^(rK + r) = 2^(rL)` for `r >= 4`,
+//! (B4).  Together they are below `2^(rK + r) = 2^(rL)` for `r >= 22`,
 //! whatever `X` was: no comparison, no second fold, no final subtraction in
 //! the loop, and the carry out of `R_(K-1)` into digit `K + 1` is zero.
 //! `tests.rs` runs steps from the extreme states (every digit `E - 1`).
@@ -177,18 +182,31 @@ impl Fold32Plan {
         self.ctx.reduce(&from_digits(s, 3 * n, self.r))
     }
 
-    /// Step 2, the carry pass: digits `out_len` of the exact columns `c`.
-    pub fn carry(&self, c: &[u64], out_len: usize) -> Vec<u64> {
+    /// The first column step 2 carries (`K - 1` with raw low columns).
+    pub fn first_carried(&self) -> usize {
+        fold32_shape::first_carried_column(self.r, self.k)
+    }
+
+    /// A carry pass from column `from` on: `out_len` lanes of the exact
+    /// columns `c`, those below `from` left as they are (and carrying
+    /// nothing up).
+    pub fn carry(&self, c: &[u64], out_len: usize, from: usize) -> Vec<u64> {
         let (r, mask) = (self.r, self.mask());
         let at = |i: isize| -> u64 {
-            if i < 0 {
+            if i < from as isize {
                 0
             } else {
                 c.get(i as usize).copied().unwrap_or(0)
             }
         };
         (0..out_len as isize)
-            .map(|j| (at(j) & mask) + ((at(j - 1) >> r) & mask) + (at(j - 2) >> (2 * r)))
+            .map(|j| {
+                if j < from as isize {
+                    c.get(j as usize).copied().unwrap_or(0)
+                } else {
+                    (at(j) & mask) + ((at(j - 1) >> r) & mask) + (at(j - 2) >> (2 * r))
+                }
+            })
             .collect()
     }
 
@@ -196,7 +214,7 @@ impl Fold32Plan {
     /// loop value (`8 vl` lanes).
     pub fn fold_columns(&self, c: &[u64]) -> Vec<u64> {
         let (k, l, h) = (self.k, self.l(), self.h());
-        let e = self.carry(c, 2 * l + 1);
+        let e = self.carry(c, 2 * l + 1, self.first_carried());
         debug_assert_eq!(e[2 * l], 0, "(I2) violated: a digit above column 2K+1");
         let mut acc = e[..k].to_vec();
         for row in 0..h {
@@ -205,7 +223,7 @@ impl Fold32Plan {
                 *a += d * self.table_digit(row, j);
             }
         }
-        let mut x = self.carry(&acc, self.lanes().max(k + 2));
+        let mut x = self.carry(&acc, self.lanes().max(k + 2), 0);
         debug_assert!(x[l..].iter().all(|&d| d == 0), "(I2) violated: digit K+1");
         x.truncate(self.lanes());
         x

@@ -16,7 +16,11 @@
 //! * (B3) `(E - 1) + H (E - 1) (2^r - 1) < 2^64`: no column of the fold
 //!   overflows;
 //! * (B4) `bits + bitlen(H) + 3 <= r K`: the value stays below `2^(rL)`
-//!   (proof in `fold32.rs`).
+//!   (proof in `fold32.rs`);
+//! * (B5), optional: `(L + 1)(E - 1)^2 + H (E - 1)(2^r - 1) < 2^64`.  Where
+//!   it holds ([`raw_low_columns`]) the columns below `K - 1` skip the first
+//!   carry pass and enter the fold as they are (a whole column plus the
+//!   fold's sum still fits a lane); the carry pass starts at column `K - 1`.
 
 /// Digit widths tried, widest first (fewer digits, fewer products).
 pub const RADIX_CANDIDATES: [u32; 3] = [28, 27, 26];
@@ -52,6 +56,25 @@ pub const fn bounds_hold(r: u32, k: usize) -> bool {
     2 * e1 < (1u128 << 32)
         && (l + 1) * e1 * e1 < lane
         && e1 + h * e1 * ((1u128 << r) - 1) < lane
+}
+
+/// Whether (B5) holds: the square's columns below `K - 1` may skip the first
+/// carry pass (true for every `r = 27` shape and for `r = 28` up to `K = 40`,
+/// about 1,100 bits).
+pub const fn raw_low_columns(r: u32, k: usize) -> bool {
+    let e1 = digit_bound(r) - 1;
+    let (l, h) = (k as u128 + 1, k as u128 + 2);
+    (l + 1) * e1 * e1 + h * e1 * ((1u128 << r) - 1) < 1u128 << 64
+}
+
+/// The first column the first carry pass takes: `K - 1` where
+/// [`raw_low_columns`] holds, else 0.
+pub const fn first_carried_column(r: u32, k: usize) -> usize {
+    if raw_low_columns(r, k) {
+        k - 1
+    } else {
+        0
+    }
 }
 
 /// `(r, K)` for a modulus of `bits` bits: the widest candidate radix whose

@@ -725,8 +725,10 @@ fn fold32_extreme_states_at_every_shape() {
             assert!(cols.iter().all(|&c| c < 1 << 64), "{}", ctx("a square column overflows"));
             let c64: Vec<u64> = cols.iter().map(|&c| c as u64).collect();
             assert_eq!(plan.square_columns(s), c64, "{}", ctx("square columns"));
-            let e = plan.carry(&c64, 2 * l + 1);
-            assert!(e.iter().all(|&d| d < e_bound) && e[2 * l] == 0, "{}", ctx("carry pass"));
+            let from = plan.first_carried();
+            let e = plan.carry(&c64, 2 * l + 1, from);
+            assert!(e[from..].iter().all(|&d| d < e_bound) && e[2 * l] == 0, "{}", ctx("carry pass"));
+            assert_eq!(&e[..from], &c64[..from], "{}", ctx("raw low columns"));
             let mut fold_sums = vec![0u128; k];
             for (j, f) in fold_sums.iter_mut().enumerate() {
                 *f = e[j] as u128 + (0..h).map(|c| e[k + c] as u128 * plan.table_digit(c, j) as u128).sum::<u128>();
