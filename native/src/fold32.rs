@@ -9,7 +9,7 @@
 //! inputs instead of IFMA's two 52-bit halves.  A column then sums whole
 //! products, about `2r + log2(L)` bits, so one parallel carry step has to
 //! reach two digits up, and the digit width is chosen so that the sums fit
-//! their 64-bit lanes ([`crate::fold32_shape`], bounds (B1)-(B4)).
+//! their 64-bit lanes ([`crate::fold32_shape`], bounds (B1)-(B5)).
 //!
 //! # Representation
 //!
