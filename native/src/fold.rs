@@ -152,43 +152,52 @@ pub const fn tail_chunks(k: usize, v: usize) -> usize {
 
 /// Digits of a little-endian limb value in radix 2^50 (`count` digits).
 pub fn to_digits(x: &[u64], count: usize) -> Vec<u64> {
-    let mut out = vec![0u64; count];
-    for (j, d) in out.iter_mut().enumerate() {
-        let bit = 50 * j;
-        let (w, b) = (bit / 64, bit % 64);
-        let lo = x.get(w).copied().unwrap_or(0) >> b;
-        let hi = if b > 14 {
-            x.get(w + 1).copied().unwrap_or(0) << (64 - b)
-        } else {
-            0
-        };
-        *d = (lo | hi) & DIGIT_MASK;
-    }
-    out
+    radix_digits(x, count, DIGIT_BITS)
 }
 
 /// The value of (possibly redundant) radix-2^50 digits as limbs.
 pub fn from_digits(d: &[u64], limbs: usize) -> Vec<u64> {
+    radix_value(d, limbs, DIGIT_BITS)
+}
+
+/// Digits of a little-endian limb value in radix `2^r` (`count` digits).
+pub fn radix_digits(x: &[u64], count: usize, r: u32) -> Vec<u64> {
+    let mask = (1u64 << r) - 1;
+    (0..count)
+        .map(|j| {
+            let bit = r as usize * j;
+            let (w, b) = (bit / 64, bit % 64);
+            let lo = x.get(w).copied().unwrap_or(0) >> b;
+            let hi = if b + r as usize > 64 {
+                x.get(w + 1).copied().unwrap_or(0) << (64 - b)
+            } else {
+                0
+            };
+            (lo | hi) & mask
+        })
+        .collect()
+}
+
+/// The value of (possibly redundant) radix-`2^r` digits as `limbs` limbs.
+pub fn radix_value(d: &[u64], limbs: usize, r: u32) -> Vec<u64> {
     let mut out = vec![0u64; limbs];
     for (j, &digit) in d.iter().enumerate() {
-        // Add digit * 2^(50j); digits are < 2^64, so they touch three limbs.
-        let bit = 50 * j;
+        let bit = r as usize * j;
         let (w, b) = (bit / 64, bit % 64);
         let wide = (digit as u128) << b;
         let mut carry = 0u128;
-        let parts = [wide as u64, (wide >> 64) as u64];
-        for (i, &p) in parts.iter().enumerate() {
+        for (i, p) in [wide as u64, (wide >> 64) as u64].into_iter().enumerate() {
             if w + i < limbs {
                 let s = out[w + i] as u128 + p as u128 + carry;
                 out[w + i] = s as u64;
                 carry = s >> 64;
             } else {
-                assert!(p == 0 && carry == 0, "from_digits: value does not fit");
+                assert!(p == 0 && carry == 0, "radix_value: value does not fit");
             }
         }
         let mut i = w + 2;
         while carry != 0 {
-            assert!(i < limbs, "from_digits: value does not fit");
+            assert!(i < limbs, "radix_value: value does not fit");
             let s = out[i] as u128 + carry;
             out[i] = s as u64;
             carry = s >> 64;

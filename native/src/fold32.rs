@@ -48,7 +48,7 @@
 //! the loop, and the carry out of `R_(K-1)` into digit `K + 1` is zero.
 //! `tests.rs` runs steps from the extreme states (every digit `E - 1`).
 
-use crate::fold::Lane8;
+use crate::fold::{radix_digits, radix_value, Lane8};
 use crate::fold32_shape::{self, bounds_hold, digit_bound};
 use crate::kernel::{Kernel, MontCtx};
 
@@ -110,7 +110,7 @@ impl Fold32Plan {
         let mut table = vec![Lane8::default(); h.div_ceil(2) * vk + 1];
         let mut t = first;
         for c in 0..h {
-            let mut digits = to_digits(&t, k, r);
+            let mut digits = radix_digits(&t, k, r);
             for (j, &d) in digits.iter().enumerate() {
                 table[(c / 2) * vk + j / LANES].0[j % LANES] |= d << (32 * (c % 2));
             }
@@ -172,14 +172,14 @@ impl Fold32Plan {
 
     /// Loop form of a canonical value.
     pub fn enter(&self, x: &[u64]) -> Vec<u64> {
-        to_digits(x, self.lanes(), self.r)
+        radix_digits(x, self.lanes(), self.r)
     }
 
     /// The canonical value of a loop form (not constant time in the value's
     /// size: public data only).
     pub fn leave(&self, s: &[u64]) -> Vec<u64> {
         let n = self.ctx.n();
-        self.ctx.reduce(&from_digits(s, 3 * n, self.r))
+        self.ctx.reduce(&radix_value(s, 3 * n, self.r))
     }
 
     /// The first column step 2 carries (`K - 1` with raw low columns).
@@ -256,24 +256,6 @@ impl Fold32Plan {
     }
 }
 
-/// Digits of a little-endian limb value in radix `2^r` (`count` digits).
-pub fn to_digits(x: &[u64], count: usize, r: u32) -> Vec<u64> {
-    let mask = (1u64 << r) - 1;
-    (0..count)
-        .map(|j| {
-            let bit = r as usize * j;
-            let (w, b) = (bit / 64, bit % 64);
-            let lo = x.get(w).copied().unwrap_or(0) >> b;
-            let hi = if b + r as usize > 64 {
-                x.get(w + 1).copied().unwrap_or(0) << (64 - b)
-            } else {
-                0
-            };
-            (lo | hi) & mask
-        })
-        .collect()
-}
-
 /// The value of (possibly redundant) radix-`2^r` digits (each below `2^63`)
 /// as `limbs` limbs, in constant time: one carry pass to canonical digits,
 /// then shifts by public amounts.  The value must fit.
@@ -302,35 +284,6 @@ pub fn digits_to_limbs(d: &[u64], limbs: usize, r: u32) -> Vec<u64> {
         }
     }
     crate::rsa::zeroize(&mut norm);
-    out
-}
-
-/// The value of (possibly redundant) radix-`2^r` digits as `limbs` limbs.
-pub fn from_digits(d: &[u64], limbs: usize, r: u32) -> Vec<u64> {
-    let mut out = vec![0u64; limbs];
-    for (j, &digit) in d.iter().enumerate() {
-        let bit = r as usize * j;
-        let (w, b) = (bit / 64, bit % 64);
-        let wide = (digit as u128) << b;
-        let mut carry = 0u128;
-        for (i, p) in [wide as u64, (wide >> 64) as u64].into_iter().enumerate() {
-            if w + i < limbs {
-                let s = out[w + i] as u128 + p as u128 + carry;
-                out[w + i] = s as u64;
-                carry = s >> 64;
-            } else {
-                assert!(p == 0 && carry == 0, "from_digits: value does not fit");
-            }
-        }
-        let mut i = w + 2;
-        while carry != 0 {
-            assert!(i < limbs, "from_digits: value does not fit");
-            let s = out[i] as u128 + carry;
-            out[i] = s as u64;
-            carry = s >> 64;
-            i += 1;
-        }
-    }
     out
 }
 

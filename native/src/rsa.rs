@@ -479,7 +479,8 @@ impl HalfCtx {
             let plan = fold32_plan(&mont, &pe, &r1, bits, ctx, &mut t);
             let kernel: Box<dyn Kernel> = match kind {
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: avx512f was checked above; the shape is of 256 to 2048 bits.
+                // SAFETY: avx512f was checked above; p has 256 to 4096 bits (a factor of a
+                // modulus of at most 4096 bits), whose shapes are all generated.
                 HalfKernel::Avx512f => Box::new(unsafe { crate::avx512f::Avx512fKernel::from_plan(plan, true) }),
                 _ => Box::new(Fold32PortableKernel { plan }),
             };

@@ -668,7 +668,7 @@ fn ifma_paired_exponentiations_match_two_single_ones() {
 /// squaring, five in one call, and the products of every pair of states).
 #[test]
 fn fold32_extreme_states_at_every_shape() {
-    use crate::fold32::{self, Fold32Plan, Fold32PortableKernel};
+    use crate::fold32::{Fold32Plan, Fold32PortableKernel};
     use crate::fold32_shape;
     let mut rng = Rng(0x5EED_0032);
     let mut seen = Vec::new();
@@ -692,7 +692,7 @@ fn fold32_extreme_states_at_every_shape() {
         let e_bound = plan.digit_bound();
         let bm = big(&m);
         let limit = BigUint::from(1u32) << (r as usize * l);
-        let value = |d: &[u64]| big(&fold32::from_digits(d, 3 * m.len(), r));
+        let value = |d: &[u64]| big(&fold::radix_value(d, 3 * m.len(), r));
         // Digits below L-1 at E-1, the top one as large as (I2) leaves room for.
         let mut extreme = vec![0u64; lanes];
         extreme[..l - 1].fill(e_bound - 1);
