@@ -169,6 +169,16 @@ impl Asm {
         *started = true;
     }
 
+    /// The first carry pass over a group of column blocks, then the blocks
+    /// stored at `E`, where the fold reads them.
+    fn carry_to_e(&mut self, r: u32, blocks: &[usize], g0: usize, from: usize, started: &mut bool) {
+        self.first_carry(r, blocks, g0, from, started);
+        for &b in blocks {
+            let dst = Self::memory("xb", from_x(E + 8 * b));
+            self.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
+        }
+    }
+
     /// `zmm{acc} += zmm30 * window`, lanes outside `mask` zero.
     fn product(&mut self, acc: usize, window: &str, mask: Option<&str>) {
         let m = mask.map(Self::zmask).unwrap_or_default();
@@ -302,11 +312,7 @@ fn sqr_n(r: u32, k: usize) -> String {
                 a.product(b - g0, &window, mask);
             }
         }
-        a.first_carry(r, &blocks, g0, from, &mut started);
-        for &b in &blocks {
-            let dst = Asm::memory("xb", from_x(E + 8 * b));
-            a.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
-        }
+        a.carry_to_e(r, &blocks, g0, from, &mut started);
     }
     a.fold(r, k, "w1", "w2", "w3");
     for q in 0..vl {
@@ -316,37 +322,17 @@ fn sqr_n(r: u32, k: usize) -> String {
     }
     a.op("dec {count}");
     a.op("jnz 2b");
-    let mut s = String::new();
-    writeln!(
-        s,
-        "/// {count} squarings, radix 2^{r}, K = {k} (L = {l}); see `build_avx512f.rs`.\n\
-         #[target_feature(enable = \"avx512f\")]\n\
-         unsafe fn sqr_n_{r}_{k}(scratch: *mut u64, table: *const u64, count: u64) {{\n\
-         \x20   let mask = _mm512_set1_epi64({mask});\n\
-         \x20   asm!(",
-        count = "`count` (>= 1)",
-        mask = (1u64 << r) - 1
+    kernel_fn(
+        &format!("/// `count` (>= 1) squarings, radix 2^{r}, K = {k} (L = {l}); see `build_avx512f.rs`."),
+        &format!("sqr_n_{r}_{k}(scratch: *mut u64, table: *const u64, count: u64)"),
+        r,
+        &a,
+        &format!(
+            "xb = in(reg) scratch.add({X_DIG}), w0 = in(reg) scratch.add({D_DIG}), tb = in(reg) table, \
+             count = inout(reg) count => _, t = out(reg) _, w1 = out(reg) _, w2 = out(reg) _, w3 = out(reg) _, \
+             w4 = out(reg) _, w5 = out(reg) _, w6 = out(reg) _, w7 = out(reg) _,"
+        ),
     )
-    .unwrap();
-    s.push_str(&a.body());
-    writeln!(
-        s,
-        "        xb = in(reg) scratch.add({X_DIG}),\n\
-         \x20       w0 = in(reg) scratch.add({D_DIG}),\n\
-         \x20       tb = in(reg) table,\n\
-         \x20       count = inout(reg) count => _,\n\
-         \x20       t = out(reg) _,\n\
-         \x20       w1 = out(reg) _, w2 = out(reg) _, w3 = out(reg) _, w4 = out(reg) _,\n\
-         \x20       w5 = out(reg) _, w6 = out(reg) _, w7 = out(reg) _,\n\
-         \x20       in(\"zmm29\") mask,\n\
-         {clobbers}\n\
-         \x20       options(nostack),\n\
-         \x20   );\n\
-         }}",
-        clobbers = clobbers()
-    )
-    .unwrap();
-    s
 }
 
 /// One product of the digits at `X` and `D`, result at `X`: rows in groups
@@ -394,22 +380,35 @@ fn mul(r: u32, k: usize) -> String {
             let src = Asm::memory("xb", from_x(COLS + 8 * b));
             a.op(format!("vmovdqa64 zmm{}, zmmword ptr {src}", b - g0));
         }
-        a.first_carry(r, &blocks, g0, from, &mut started);
-        for &b in &blocks {
-            let dst = Asm::memory("xb", from_x(E + 8 * b));
-            a.op(format!("vmovdqa64 zmmword ptr {dst}, zmm{}", b - g0));
-        }
+        a.carry_to_e(r, &blocks, g0, from, &mut started);
     }
     a.fold(r, k, "ap", "cp", "rc");
     for q in 0..vl {
         a.op(format!("vmovdqa64 zmmword ptr {}, zmm{q}", Asm::memory("xb", 64 * q as isize)));
     }
+    kernel_fn(
+        &format!("/// One product, radix 2^{r}, K = {k} (L = {l}); see `build_avx512f.rs`."),
+        &format!("mul_{r}_{k}(scratch: *mut u64, table: *const u64)"),
+        r,
+        &a,
+        &format!(
+            "xb = in(reg) scratch.add({X_DIG}), bp = in(reg) scratch.add({D_DIG}), tb = in(reg) table, \
+             t = out(reg) _, ap = out(reg) _, cp = out(reg) _, rc = out(reg) _,"
+        ),
+    )
+}
+
+/// One generated kernel: `doc`, then `unsafe fn {signature}` around one
+/// `asm!` block of `a`'s lines with the named `operands`, the digit mask of
+/// radix `2^r` in `zmm29`, and every other vector and mask register
+/// clobbered.
+fn kernel_fn(doc: &str, signature: &str, r: u32, a: &Asm, operands: &str) -> String {
     let mut s = String::new();
     writeln!(
         s,
-        "/// One product, radix 2^{r}, K = {k} (L = {l}); see `build_avx512f.rs`.\n\
+        "{doc}\n\
          #[target_feature(enable = \"avx512f\")]\n\
-         unsafe fn mul_{r}_{k}(scratch: *mut u64, table: *const u64) {{\n\
+         unsafe fn {signature} {{\n\
          \x20   let mask = _mm512_set1_epi64({mask});\n\
          \x20   asm!(",
         mask = (1u64 << r) - 1
@@ -418,10 +417,7 @@ fn mul(r: u32, k: usize) -> String {
     s.push_str(&a.body());
     writeln!(
         s,
-        "        xb = in(reg) scratch.add({X_DIG}),\n\
-         \x20       bp = in(reg) scratch.add({D_DIG}),\n\
-         \x20       tb = in(reg) table,\n\
-         \x20       t = out(reg) _, ap = out(reg) _, cp = out(reg) _, rc = out(reg) _,\n\
+        "        {operands}\n\
          \x20       in(\"zmm29\") mask,\n\
          {clobbers}\n\
          \x20       options(nostack),\n\
