@@ -6,7 +6,8 @@
 #
 #   make            same as `make setup`
 #   make setup      .venv + dev tools + the package in development mode
-#   make test       cargo unit tests, then pytest on 2 workers
+#   make test       cargo unit tests (IFMA emulated on AVX-512 CPUs without
+#                   it), then pytest on 2 workers
 #                   (test-native / test-python: one half only)
 #   make demo       .venv/bin/modforge demo
 #   make bench      .venv/bin/modforge bench
@@ -60,12 +61,24 @@ $(NATIVE_STAMP): $(DEPS_STAMP) pyproject.toml $(NATIVE_SOURCES) $(NATIVE_FORCE)
 	@test -x $(BIN)/modforge || { echo "error: $(BIN)/modforge was not installed" >&2; exit 1; }
 	@touch $@
 
+# The Rust tests.  On AVX-512 CPUs without IFMA (Skylake-SP, Cascade Lake:
+# most cloud Xeons) they run with IFMA's two instructions emulated
+# (native/src/ifma_emulated.rs), so that the IFMA kernels are tested there too
+# and not skipped; elsewhere as built for release.  (The Python extension is a
+# separate build, always the release one.)
+IFMA_EMULATED := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && ! grep -qw avx512ifma /proc/cpuinfo && echo yes)
+ifeq ($(IFMA_EMULATED),yes)
+NATIVE_TEST_FLAGS := --profile test-emulated --features ifma-emulated
+else
+NATIVE_TEST_FLAGS := --release
+endif
+
 test: setup
-	$(CARGO) test --release --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(CARGO) test $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests
 
 test-native: setup
-	$(CARGO) test --release --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(CARGO) test $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
 
 test-python: setup
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests

@@ -380,49 +380,54 @@ fn secret_work_leaves_no_stack_behind() {
         let eb = bits + 64;
         let (dp, dq) = (limbs(&rng.big(eb), eb.div_ceil(64)), limbs(&rng.big(eb), eb.div_ceil(64)));
         let c = limbs(&(rng.big(2 * bits - 1) % (&p * &q)), 2 * n);
-        // Odd coprime moduli, not primes: the check fails (a "fault"), after
-        // running every part of the operation.
-        let work = || {
-            let ctx = rsa::RsaCtx::new(&pl, &ql, &qil, &el);
-            let out = ctx.private(&c, &dp, &dq, eb, 0);
-            let halves = rsa::crt_halves(&c, &pl, &dp, &ql, &dq, eb);
-            (matches!(out, rsa::Private::Ok(_)), halves)
-        };
-        let mut stack = vec![0u64; words];
+        // Every fast kernel this CPU has (the portable twins are test oracles).
+        let fast = |k: &rsa::HalfKernel| !matches!(k, rsa::HalfKernel::FoldPortable | rsa::HalfKernel::Fold32Portable);
+        for kind in half_kernels().into_iter().filter(fast) {
+            // Odd coprime moduli, not primes: the check fails (a "fault"), after
+            // running every part of the operation.
+            let work = || {
+                let ctx = rsa::RsaCtx::on(&pl, &ql, &qil, &el, kind);
+                let out = ctx.private(&c, &dp, &dq, eb, 0);
+                let halves = rsa::crt_halves(&c, &pl, &dp, &ql, &dq, eb);
+                (matches!(out, rsa::Private::Ok(_)), halves)
+            };
+            let mut stack = vec![0u64; words];
 
-        unsafe { paint_stack(words, PATTERN) };
-        let out = core::hint::black_box(work());
-        unsafe { read_stack(&mut stack) };
-        drop(out);
-        let deepest = stack.iter().position(|&w| w != PATTERN).map(offset).unwrap_or(0);
-        assert!(deepest > top, "{bits}-bit halves: the work left no trace on the stack? (deepest {deepest})");
-        assert!(
-            deepest <= bottom - 4096,
-            "{bits}-bit halves use {deepest} bytes of stack: raise rsa::STACK_SCRUB_BYTES ({bottom})"
-        );
+            unsafe { paint_stack(words, PATTERN) };
+            let out = core::hint::black_box(work());
+            unsafe { read_stack(&mut stack) };
+            drop(out);
+            let deepest = stack.iter().position(|&w| w != PATTERN).map(offset).unwrap_or(0);
+            assert!(deepest > top, "{bits}-bit halves on {kind:?}: the work left no trace on the stack? ({deepest})");
+            assert!(
+                deepest <= bottom - 4096,
+                "{bits}-bit halves on {kind:?} use {deepest} bytes of stack: raise rsa::STACK_SCRUB_BYTES ({bottom})"
+            );
 
-        unsafe { paint_stack(words, PATTERN) };
-        let out = core::hint::black_box(rsa::scrub_after(work));
-        unsafe { read_stack(&mut stack) };
-        drop(out);
-        let left: Vec<usize> =
-            (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] != 0).map(offset).collect();
-        assert!(left.is_empty(), "{bits}-bit halves: {} words not scrubbed, e.g. at -{:?}", left.len(), &left[..left.len().min(4)]);
+            unsafe { paint_stack(words, PATTERN) };
+            let out = core::hint::black_box(rsa::scrub_after(work));
+            unsafe { read_stack(&mut stack) };
+            drop(out);
+            let left: Vec<usize> =
+                (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] != 0).map(offset).collect();
+            let some = &left[..left.len().min(4)];
+            assert!(left.is_empty(), "{bits}-bit halves on {kind:?}: {} words not scrubbed, e.g. at -{some:?}", left.len());
 
-        // A panic after the work (unwinding through `scrub_after`) scrubs too.
-        // The unwinder's own frames run after the scrub and write below it, so
-        // the area is not all zeros then; but no word of the pattern survives
-        // (the scrub went over all of it, so over the work's frames too).
-        unsafe { paint_stack(words, PATTERN) };
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            rsa::scrub_after(|| {
-                core::hint::black_box(work());
-                panic!("deliberate panic after the secret work (test)");
-            })
-        }));
-        unsafe { read_stack(&mut stack) };
-        assert!(caught.is_err());
-        let left = (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] == PATTERN).count();
-        assert_eq!(left, 0, "{bits}-bit halves: {left} words not scrubbed after a panic");
+            // A panic after the work (unwinding through `scrub_after`) scrubs too.
+            // The unwinder's own frames run after the scrub and write below it, so
+            // the area is not all zeros then; but no word of the pattern survives
+            // (the scrub went over all of it, so over the work's frames too).
+            unsafe { paint_stack(words, PATTERN) };
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                rsa::scrub_after(|| {
+                    core::hint::black_box(work());
+                    panic!("deliberate panic after the secret work (test)");
+                })
+            }));
+            unsafe { read_stack(&mut stack) };
+            assert!(caught.is_err());
+            let left = (0..words).filter(|&i| (top..=bottom).contains(&offset(i)) && stack[i] == PATTERN).count();
+            assert_eq!(left, 0, "{bits}-bit halves on {kind:?}: {left} words not scrubbed after a panic");
+        }
     }
 }

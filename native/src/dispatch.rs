@@ -73,7 +73,7 @@ pub fn supported(name: &str) -> bool {
         #[cfg(target_arch = "x86_64")]
         "ifma" | "ifma-mont" => {
             std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512ifma")
+                && (cfg!(feature = "ifma-emulated") || std::arch::is_x86_feature_detected!("avx512ifma"))
         }
         _ => false,
     }
@@ -142,7 +142,8 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
         // SAFETY: supported() checked bmi2 and adx.
         "adx" => Box::new(unsafe { crate::adx::AdxKernel::new_unchecked(m) }),
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: supported() checked avx512f and avx512ifma.
+        // SAFETY: supported() checked avx512f and avx512ifma (or, in test builds
+        // with `ifma-emulated`, that the kernels need AVX-512F only).
         "ifma" => Box::new(unsafe { crate::ifma::FoldIfmaKernel::new_unchecked(m) }),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.

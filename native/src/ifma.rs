@@ -52,6 +52,9 @@
 #![cfg(target_arch = "x86_64")]
 
 use core::arch::x86_64::*;
+// Test builds on CPUs without IFMA: the two IFMA instructions in software.
+#[cfg(feature = "ifma-emulated")]
+use crate::ifma_emulated::{_mm512_madd52hi_epu64, _mm512_madd52lo_epu64};
 
 use crate::fold::{
     tail_chunks, tail_columns, tail_first_row, FoldPlan, LANES, MAX_VECTORS, TAIL_COLUMNS_MAX,
@@ -948,7 +951,8 @@ pub fn clear_mul_scratch() {
 /// be `a` (the operands are copied into the scratch buffers before anything is
 /// written).
 #[cfg(test)]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(feature = "ifma-emulated"), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(feature = "ifma-emulated", target_feature(enable = "avx512f"))]
 unsafe fn mul_fold<const V: usize, const V2: usize>(
     plan: &FoldPlan,
     a: *const u64,
@@ -1148,7 +1152,8 @@ impl Kernel for FoldIfmaKernel {
 }
 
 #[cfg(test)]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(feature = "ifma-emulated"), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(feature = "ifma-emulated", target_feature(enable = "avx512f"))]
 unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, sets: usize) {
     macro_rules! go {
         ($v:literal, $v2:literal, $l:literal) => {{
@@ -1248,7 +1253,8 @@ unsafe fn phase_bench(plan: &FoldPlan, s: &mut [u64], count: u64, square: bool, 
 
 /// The squaring loop at 1024 and 2048 bits in variant `VAR` (benchmarks).
 #[cfg(test)]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(feature = "ifma-emulated"), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(feature = "ifma-emulated", target_feature(enable = "avx512f"))]
 unsafe fn variant_sqr_n<const VAR: u32>(plan: &FoldPlan, s: &mut [u64], count: u64) {
     match plan.k + 1 {
         22 => sqr_n_with::<3, 6, VAR>(plan, 21, s, count, |xp, dp, x, d| sq_high_22(xp, dp, x, d), |xp, dp, x, d| sq_low_22(xp, dp, x, d)),
@@ -1260,7 +1266,8 @@ unsafe fn variant_sqr_n<const VAR: u32>(plan: &FoldPlan, s: &mut [u64], count: u
 /// Reference for the benchmarks: ns per IFMA instruction at full
 /// throughput (12 independent register accumulators).
 #[cfg(test)]
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(feature = "ifma-emulated"), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(feature = "ifma-emulated", target_feature(enable = "avx512f"))]
 unsafe fn ifma_reference(n: u64) -> f64 {
     let mut a = [_mm512_set1_epi64(1); 12];
     let b = std::hint::black_box(_mm512_set1_epi64(3));

@@ -17,6 +17,9 @@
 #![cfg(target_arch = "x86_64")]
 
 use core::arch::x86_64::*;
+// Test builds on CPUs without IFMA: the two IFMA instructions in software.
+#[cfg(feature = "ifma-emulated")]
+use crate::ifma_emulated::{_mm512_madd52hi_epu64, _mm512_madd52lo_epu64};
 
 use crate::fold::{Lane8, LANES};
 use crate::kernel::{Kernel, MontCtx};
@@ -162,7 +165,8 @@ unsafe fn amm<const V: usize>(k: &MontIfmaKernel, a: &[u64], b: &[u64], out: &mu
     debug_assert_eq!(c, 0);
 }
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(feature = "ifma-emulated"), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(feature = "ifma-emulated", target_feature(enable = "avx512f"))]
 unsafe fn sqr_n_mont<const V: usize>(k: &MontIfmaKernel, s: &mut [u64], count: u64) {
     let mut other = vec![0u64; LANES * V];
     for _ in 0..count {
@@ -171,7 +175,8 @@ unsafe fn sqr_n_mont<const V: usize>(k: &MontIfmaKernel, s: &mut [u64], count: u
     }
 }
 
-#[target_feature(enable = "avx512f,avx512ifma")]
+#[cfg_attr(not(feature = "ifma-emulated"), target_feature(enable = "avx512f,avx512ifma"))]
+#[cfg_attr(feature = "ifma-emulated", target_feature(enable = "avx512f"))]
 unsafe fn mul_mont<const V: usize>(k: &MontIfmaKernel, a: &[u64], b: &[u64], out: &mut [u64]) {
     amm::<V>(k, a, b, out);
 }

@@ -8,7 +8,9 @@
 //!   twin of the IFMA kernel).
 //! * [`fold32`], [`fold32_shape`]: the same fold in radix 2^26-2^28 with 32-bit
 //!   digit products (plan, bounds, the portable twin of the AVX-512F kernel).
-//! * `adx`, `ifma`, `ifma_mont`, `avx512f` (x86-64): the fast backends.
+//! * `adx`, `ifma`, `ifma_mont`, `avx512f` (x86-64): the fast backends;
+//!   `ifma_emulated` (test builds with the `ifma-emulated` feature): IFMA's two
+//!   instructions in software, so the IFMA kernels' tests run without IFMA.
 //! * [`dispatch`]: the one place that checks CPU features and builds kernels.
 //!
 //! The `python` feature, which maturin turns on, adds the extension module
@@ -31,6 +33,13 @@ pub mod avx512f;
 pub mod ifma;
 #[cfg(target_arch = "x86_64")]
 pub mod ifma_mont;
+#[cfg(all(target_arch = "x86_64", feature = "ifma-emulated"))]
+pub mod ifma_emulated;
+
+// The emulated IFMA is for tests: a Python extension built with it would
+// offer a slow `ifma` on CPUs without IFMA.
+#[cfg(all(feature = "python", feature = "ifma-emulated"))]
+compile_error!("the `ifma-emulated` feature is for `cargo test` only, not for the Python extension");
 
 #[cfg(feature = "python")]
 mod python;

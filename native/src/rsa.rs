@@ -753,8 +753,13 @@ impl RsaCtx {
     /// `p`, `q` odd (limbs, top limbs non-zero), `qinv = q^-1 mod p`
     /// (canonical, `p`'s limb count), `e` the public exponent.
     pub fn new(p: &[u64], q: &[u64], qinv: &[u64], e: &[u64]) -> Self {
+        Self::on(p, q, qinv, e, HalfKernel::best())
+    }
+
+    /// As [`RsaCtx::new`], on the half kernel `kind` (the tests run every
+    /// kernel the CPU has; `Ifma` and `Avx512f` only where it has them).
+    pub fn on(p: &[u64], q: &[u64], qinv: &[u64], e: &[u64], kind: HalfKernel) -> Self {
         let adx = crate::dispatch::supported("adx");
-        let kind = HalfKernel::best();
         let hp = HalfCtx::new(p, adx, kind);
         let hq = HalfCtx::new(q, adx, kind);
         let mut t = hp.mont.scratch();

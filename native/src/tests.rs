@@ -771,3 +771,48 @@ fn fold32_extreme_states_at_every_shape() {
     }
     assert_eq!(seen, shapes);
 }
+
+/// The software IFMA of test builds (`src/ifma_emulated.rs`): known answers
+/// worked out by hand, then every edge lane against the instructions where
+/// the CPU has them.
+#[test]
+#[cfg(all(target_arch = "x86_64", feature = "ifma-emulated"))]
+fn emulated_ifma_matches_the_instructions() {
+    use crate::ifma_emulated as emu;
+    use core::arch::x86_64::__m512i;
+    let v = |x: [u64; 8]| -> __m512i { unsafe { core::mem::transmute(x) } };
+    let u = |x: __m512i| -> [u64; 8] { unsafe { core::mem::transmute(x) } };
+    let low52 = (1u64 << 52) - 1;
+    // (2^52 - 1)^2 = 2^104 - 2^53 + 1: low half 1, high half 2^52 - 2.  Bits
+    // above 52 of the inputs are ignored; the sum wraps at 64 bits.
+    let (a, b, c) = ([0, u64::MAX, 5, 0, 0, 0, 0, 0], [low52, low52, u64::MAX, 1 << 52, 3, 0, 7, 1], [low52; 8]);
+    assert_eq!(u(emu::_mm512_madd52lo_epu64(v(a), v(b), v(c))), [1, 0, 6, 0, low52 - 2, 0, low52 - 6, low52]);
+    assert_eq!(u(emu::_mm512_madd52hi_epu64(v(a), v(b), v(c))), [low52 - 1, low52 - 2, 5 + low52 - 1, 0, 2, 0, 6, 0]);
+
+    if !(is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")) {
+        eprintln!("emulated IFMA: known answers only (no AVX-512 IFMA on this CPU to compare with)");
+        return;
+    }
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    unsafe fn hardware(a: __m512i, b: __m512i, c: __m512i) -> (__m512i, __m512i) {
+        use core::arch::x86_64::{_mm512_madd52hi_epu64, _mm512_madd52lo_epu64};
+        (_mm512_madd52lo_epu64(a, b, c), _mm512_madd52hi_epu64(a, b, c))
+    }
+    let edges = [0, 1, 2, low52 - 1, low52, 1 << 52, (1 << 52) + 1, 1 << 63, u64::MAX - 1, u64::MAX];
+    let seed = 0x1F3A_0001u64;
+    let mut rng = Rng(seed);
+    for round in 0..2000 {
+        let mut pick = || -> [u64; 8] {
+            core::array::from_fn(|_| {
+                let r = rng.next();
+                if round < 1000 { edges[(r % edges.len() as u64) as usize] } else { r }
+            })
+        };
+        let (a, b, c) = (pick(), pick(), pick());
+        // SAFETY: the CPU has AVX-512F and IFMA (checked above).
+        let (lo, hi) = unsafe { hardware(v(a), v(b), v(c)) };
+        let msg = format!("seed {seed:#x}, round {round}: a {a:x?} b {b:x?} c {c:x?}");
+        assert_eq!(u(emu::_mm512_madd52lo_epu64(v(a), v(b), v(c))), u(lo), "madd52lo, {msg}");
+        assert_eq!(u(emu::_mm512_madd52hi_epu64(v(a), v(b), v(c))), u(hi), "madd52hi, {msg}");
+    }
+}
