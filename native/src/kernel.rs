@@ -95,43 +95,70 @@ pub fn mul(kernel: &dyn Kernel, a: &[u64], b: &[u64]) -> Vec<u64> {
 
 /// `x^e mod m`, canonical, `e` as little-endian limbs (any length).
 ///
-/// Left-to-right fixed windows of 4 bits over a table of `x^0 .. x^15`:
-/// per window 4 squarings (one `sqr_n_internal` call) and one product.
+/// Left-to-right fixed windows of `w` bits ([`pow_window`]) over a table of
+/// `x^0 .. x^(2^w - 1)`: per window `w` squarings (one `sqr_n_internal`
+/// call) and one product unless the digit is zero.
 pub fn pow(kernel: &dyn Kernel, x: &[u64], e: &[u64]) -> Vec<u64> {
+    match pow_internal(kernel, x, e) {
+        Some(acc) => kernel.leave(&acc),
+        None => {
+            // x^0 = 1 (canonical 1 mod m; m >= 3).
+            let mut one = vec![0u64; kernel.modulus().len()];
+            one[0] = 1;
+            one
+        }
+    }
+}
+
+/// The window width for an exponent of `bits` bits: the `w` that minimises
+/// the products, `2^w - 2` for the table and one per window (so a short
+/// exponent, such as the 128-bit ones of the VDF proofs or 65537, builds no
+/// table it does not use).
+pub fn pow_window(bits: usize) -> usize {
+    (1..=6).min_by_key(|&w| (1usize << w) - 2 + bits.div_ceil(w)).unwrap_or(1)
+}
+
+/// `x^e` in the kernel's internal form (fixed windows of [`pow_window`]
+/// bits; not constant time), or `None` for `e = 0`.
+pub fn pow_internal(kernel: &dyn Kernel, x: &[u64], e: &[u64]) -> Option<Vec<u64>> {
     let n = kernel.modulus().len();
     let bits = e
         .iter()
         .rposition(|&w| w != 0)
         .map_or(0, |i| 64 * i + 64 - e[i].leading_zeros() as usize);
+    if bits == 0 {
+        return None;
+    }
+    let w = pow_window(bits);
     let mut one = vec![0u64; n];
     one[0] = 1;
-    if bits == 0 {
-        // x^0 = 1 (canonical 1 mod m; m >= 3).
-        return one;
-    }
     let base = kernel.enter(x);
-    let mut table = Vec::with_capacity(16);
+    let mut table = Vec::with_capacity(1 << w);
     table.push(kernel.enter(&one));
     table.push(base.clone());
-    for i in 2..16 {
+    for i in 2..1usize << w {
         let next = kernel.mul_internal(&table[i - 1], &base);
         table.push(next);
     }
+    // Bits w i .. w i + w - 1 of e (a window may straddle two limbs).
     let window = |i: usize| -> usize {
-        // bits 4i .. 4i+3 of e
-        let (w, b) = ((4 * i) / 64, (4 * i) % 64);
-        ((e[w] >> b) & 15) as usize
+        let (word, b) = ((w * i) / 64, (w * i) % 64);
+        let mut d = e[word] >> b;
+        if b + w > 64 && word + 1 < e.len() {
+            d |= e[word + 1] << (64 - b);
+        }
+        (d & ((1 << w) - 1)) as usize
     };
-    let windows = bits.div_ceil(4);
+    let windows = bits.div_ceil(w);
     let mut acc = table[window(windows - 1)].clone();
     for i in (0..windows - 1).rev() {
-        kernel.sqr_n_internal(&mut acc, 4);
+        kernel.sqr_n_internal(&mut acc, w as u64);
         let d = window(i);
         if d != 0 {
             acc = kernel.mul_internal(&acc, &table[d]);
         }
     }
-    kernel.leave(&acc)
+    Some(acc)
 }
 
 /// `prod_i x_i^(e_i) mod m` in the kernel's internal form (Straus /
