@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,57 @@ def test_bad_options_fail_before_any_work(k1024, tmp_path) -> None:
     with pytest.raises(ParameterError, match="^jobs: must be at least 1, got 0$"):
         sign_batch(k1024.key, plan(files), "pss", jobs=0)
     assert not list(tmp_path.glob("*.sig"))
+
+
+def test_a_stopped_batch_exits_promptly_and_leaves_only_whole_signatures(k1024, tmp_path) -> None:
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) or SIGTERM to the command, at seeded
+    random moments: it exits 130 within seconds every time (it used to hang in the pool's shutdown when
+    the interrupt landed inside ``concurrent.futures``), and every signature written verifies."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from cryptography.hazmat.primitives.asymmetric import padding
+
+    key = tmp_path / "key.pem"
+    key.write_bytes(k1024.pem)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(4000):
+        (docs / f"d{i:04d}").write_bytes(f"{i}\n".encode())
+    seed = random.randrange(1 << 32)
+    rng = random.Random(seed)
+    for attempt, how in enumerate(["TERM", "INT", "TERM", "INT", "TERM", "INT"]):
+        out = tmp_path / f"sigs{attempt}"
+        out.mkdir()
+        proc = subprocess.Popen([sys.executable, "-m", "modforge.cli.main", "rsa", "sign", "--key", str(key),
+                                 "--batch", str(docs), "--out-dir", str(out), "--scheme", "pkcs1v15",
+                                 "--jobs", "2", "--no-progress"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        where = f"seed {seed}, attempt {attempt} (SIG{how})"
+        # Wait until signing is under way (the spawned workers take a moment to start), then a little more.
+        deadline = time.monotonic() + 60
+        while not any(out.iterdir()) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.5))
+        assert proc.poll() is None, f"{where}: the batch ended before it was stopped: {proc.stderr.read()}"
+        if how == "TERM":
+            proc.send_signal(signal.SIGTERM)
+        else:
+            os.killpg(proc.pid, signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail(f"{where}: still running 20 s after the signal")
+        assert proc.returncode == 130, f"{where}: exit {proc.returncode}: {err}"
+        assert "interrupted" in err, f"{where}: {err}"
+        sigs = list(out.iterdir())
+        # Whole signatures only: no temporary file of an atomic write left behind.
+        assert sigs and all(p.suffix == ".sig" and not p.name.startswith(".") for p in sigs), (where, sigs[:5])
+        for sig in sigs:
+            source = docs / sig.name[: -len(".sig")]
+            k1024.pub.verify(sig.read_bytes(), source.read_bytes(), padding.PKCS1v15(), h("sha256"))

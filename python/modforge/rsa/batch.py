@@ -10,17 +10,22 @@ process may use).  Processes, not threads: the exponentiation loop holds the
 GIL whichever kernel runs it.  The pool starts with ``spawn``, so no worker
 inherits a forked copy of the caller's threads or locks; each receives the
 key once, through its initializer.  ``jobs=1`` signs in this process.
+
+Ctrl-C or SIGTERM cancels the files not yet started and lets the ones in hand finish; the pool's parent
+checks for the signal between its calls into the pool (``modforge.interrupts``).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..arith.base import ParameterError
+from ..interrupts import DeferredInterrupts
 from .errors import RSAError
 from .exp import DEFAULT_BLIND_BITS, resolve_backend
 from .files import read_message, write_output
@@ -29,6 +34,8 @@ from .schemes import SaltLength, check_sign_options, sign
 
 SIG_SUFFIX = ".sig"
 Progress = Callable[[int, int], None]   # (files done, files in all)
+# How often the pool's parent looks for Ctrl-C / SIGTERM while it waits for signatures.
+POLL_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -123,6 +130,13 @@ def _init(key: RSAPrivateKey, options: dict) -> None:
     _WORKER["options"] = options
 
 
+def _init_worker(key: RSAPrivateKey, options: dict) -> None:
+    # A terminal's Ctrl-C reaches the whole process group: the parent decides (it cancels the queue and
+    # lets the files in hand finish), so a worker does not die half way through one.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _init(key, options)
+
+
 def _sign_one(source: Path, target: Path) -> tuple[bool, str | None, bool]:
     key, options = _WORKER["key"], _WORKER["options"]
     try:
@@ -177,17 +191,28 @@ def sign_batch(key: RSAPrivateKey, items: Sequence[BatchItem], scheme: str, hash
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init,
-                             initargs=(key, options)) as pool:
+    # Ctrl-C / SIGTERM are checked between the pool's calls, never raised inside them (a lock they hold
+    # would stay held and the shutdown below would wait for ever): ``modforge.interrupts``.
+    with DeferredInterrupts() as interrupts:
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                                   initargs=(key, options))
         pending: dict[Future, int] = {}
         try:
             for i, item in enumerate(items):
+                interrupts.check()
                 pending[pool.submit(_sign_one, item.source, item.target)] = i
             while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                finished, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     record(pending.pop(fut), fut.result())
-        except BaseException:
+                interrupts.check()
+        except BaseException as exc:
+            # The queued files are cancelled; the ones being signed finish (milliseconds each, written
+            # atomically), so no worker is killed half way through a file.
             pool.shutdown(wait=True, cancel_futures=True)
+            if interrupts.requested is not None and not isinstance(exc, KeyboardInterrupt):
+                # A SIGTERM to the whole process group also ended the workers: still an interrupt.
+                raise KeyboardInterrupt from exc
             raise
+        pool.shutdown(wait=True)
     return [r for r in results if r is not None]
