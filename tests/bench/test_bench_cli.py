@@ -59,3 +59,15 @@ def test_bad_options_exit_2() -> None:
         res = run(*args)
         assert res.exit_code == 2, (args, res.output)
         assert "error" in res.stderr.lower()
+
+
+def test_a_width_list_reads_numbers_as_every_option_does() -> None:
+    """int() took '+5' and '\u0661\u0660'; a 5000-digit width was a traceback (str() of it, in the message)."""
+    for text, message in (("1024,+5", "bits: not a comma-separated list of integers: '1024,+5' (not a decimal or "
+                                      "0x-hex integer: '+5' (no '+' sign))"),
+                          ("1024,\u0661\u0660", "(ASCII digits only)"),
+                          ("1024," + "9" * 5000, "bits: each width must be an integer from 64 to 16384, got a "
+                                                 "16610-bit number")):
+        res = run("--bits", text)
+        assert res.exit_code == 2 and message in res.stderr and res.stderr.count("\n") == 1, res.output
+    assert run(*TINY, "--bits", "0x100", "--json", "--no-anchors").exit_code == 0

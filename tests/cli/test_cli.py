@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 
+import gmpy2
 import pytest
 from click.testing import CliRunner
 
@@ -203,7 +205,7 @@ def test_every_number_option_takes_hex_and_every_seconds_option_refuses_nan() ->
 
     params = [p for c in _all_commands() for p in c.params]
     assert params and not [p.name for p in params if p.type in (click.INT, click.FLOAT)]
-    assert INTEGER.convert("0x400", None, None) == 1024 == INTEGER.convert("1_024", None, None)
+    assert INTEGER.convert("0x400", None, None) == 1024 == INTEGER.convert("1024", None, None)
     for bad in ("nan", "inf", "-1", "0", "soon"):
         with pytest.raises(click.BadParameter):
             SECONDS.convert(bad, None, None)
@@ -241,3 +243,43 @@ def test_only_a_broken_standard_output_counts_as_the_reader_going_away(tmp_path,
         monkeypatch.setattr(sys, "stdout", out)
         assert not _stdout_is_broken()               # a file never is
         monkeypatch.undo()
+
+
+def test_a_16384_bit_modulus_is_read_in_decimal_past_pythons_digit_limit() -> None:
+    """4933 decimal digits: int() stops at 4300 (sys.get_int_max_str_digits()), and such a modulus (or operand)
+    was 'not a decimal or 0x-hex integer'."""
+    m = (1 << 16384) - 3
+    text = gmpy2.mpz(m).digits(10)
+    assert 0 < sys.get_int_max_str_digits() < len(text)
+    res = run("modmul", "--algo", "barrett", "--modulus", text, "3", gmpy2.mpz(m - 2).digits(10), "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["result"] == hex(3 * (m - 2) % m)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("modmul", "--algo", "barrett", "--modulus", "9" * 9866, "3", "4"),
+     "modulus: too long: 9866 decimal digits, at most 9865 are read (no modforge input is wider than 16384 bits)"),
+    (("modmul", "--algo", "barrett", "--modulus", "0x" + "f" * 8193, "3", "4"),
+     "modulus: too long: 8193 hex digits, at most 8192 are read"),
+    # Values that used to raise ValueError in str() while their message was written (a traceback).
+    (("modmul", "--algo", "barrett", "--bits", "64", "--opt", "word_bits=" + "9" * 5000, "3", "4"),
+     "opt: word_bits=a 16610-bit number: at most 65536 in absolute value"),
+    (("modmul", "--algo", "barrett", "--bits", "64", "--seed", "9" * 5000, "3", "4"),
+     "Invalid value for '--seed': a 16610-bit number is out of range: number options (widths, counts, seeds) take "
+     "at most 256 bits"),
+    (("demo", "--bits", "-0x" + "f" * 5000), "Invalid value for '--bits': a negative 20000-bit number is out of range"),
+])
+def test_numbers_past_any_input_are_refused_by_their_size(args, message) -> None:
+    res = CliRunner().invoke(cli, list(args))
+    assert res.exit_code == 2 and message in res.stderr and res.stderr.count("\n") == 1, res.output
+
+
+@pytest.mark.parametrize("text, hint", [("\u0661\u0660", "ASCII digits only"), ("0x_10", "no '_' separators"),
+                                        ("1_000", "no '_' separators"), ("+10", "no '+' sign"), ("1e3", None)])
+def test_a_number_is_ascii_decimal_or_0x_hex_and_nothing_else(text: str, hint: str | None) -> None:
+    """int() also takes the digits of every script, '_' and '+': modforge read '--t \u0661\u0660' as 10."""
+    res = CliRunner().invoke(cli, ["modmul", "--algo", "barrett", "--modulus", text, "3", "4"])
+    expected = f"modforge: error: modulus: not a decimal or 0x-hex integer: {text!r}" + (f" ({hint})" if hint else "")
+    assert res.exit_code == 2 and res.stderr == expected + "\n", res.stderr
+    res = CliRunner().invoke(cli, ["algos", "--bits", text])
+    assert res.exit_code == 2 and "not a decimal or 0x-hex integer" in res.stderr, res.stderr

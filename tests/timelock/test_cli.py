@@ -9,6 +9,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from ..support import one_line_error
 from .helpers import make_puzzle, plain_squaring
 from modforge.cli.main import cli
 from modforge.cli.timelock import timelock
@@ -156,6 +157,26 @@ def test_solve_stop_after_then_resume(tmp_path) -> None:
     assert res.exit_code == 0 and doc["finished"] is False and doc["step"] == hex(1500) and doc["w"] is None
     doc = json.loads(run("solve", made.path, "--checkpoint-dir", ck, "--json").stdout)
     assert doc["start_step"] == hex(1500) and doc["finished"] and doc["message"] == "open sesame"
+
+
+def test_counts_take_the_vdfs_syntax_and_range(tmp_path) -> None:
+    """--t and --stop-after read like `vdf eval --t` (2^K, 2**K; ASCII only), and t stops at 2^64 - 1 as there:
+    2^K was 'not a decimal or 0x-hex integer', '\u0661\u0660' was 10, and t = 2^64 was accepted."""
+    out = tmp_path / "p.json"
+    res = run("create", "--bits", "256", "--t", "2^10", "--message", "m", "--out", out, "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["t"] == hex(1 << 10), res.output
+    res = run("solve", out, "--checkpoint-dir", tmp_path / "ck", "--stop-after", "2**9", "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["step"] == hex(1 << 9), res.output
+    for t, problem in (("2^64", "t: must be between 1 and 2^64 - 1, got 18446744073709551616"),
+                       ("\u0661\u0660", "t: not a number of squarings: '\u0661\u0660' (write N (decimal), 0xHEX or 2^K; "
+                                  "ASCII digits only)"),
+                       ("0x_10", "(write N (decimal), 0xHEX or 2^K; no '_' separators)"),
+                       ("+10", "(write N (decimal), 0xHEX or 2^K; no '+' sign)")):
+        one_line_error(run("create", "--bits", "256", "--t", t, "--message", "m", "--out", tmp_path / "q.json"),
+                       problem)
+        if t != "2^64":
+            one_line_error(run("solve", out, "--stop-after", t), problem.replace("t: ", "stop-after: "))
+    assert not (tmp_path / "q.json").exists()
 
 
 def test_corrupted_checkpoints(tmp_path) -> None:

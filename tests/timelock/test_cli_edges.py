@@ -122,7 +122,9 @@ def test_force_keeps_the_old_trapdoor_when_the_new_puzzle_cannot_be_written(tmp_
 @pytest.mark.parametrize("args, text", [
     (["--message", ""], "message: the payload is empty"),
     (["--duration", "1e305", "--message", "m"], "duration: too long"),
-    (["--t", "1" + "0" * 400, "--message", "m"], "t: must be between 1 and 2^64"),
+    (["--t", "1" + "0" * 400, "--message", "m"], "t: must be between 1 and 2^64 - 1, got a 1329-bit number"),
+    # Past Python's 4300-digit int() limit: was 'not a decimal or 0x-hex integer'.
+    (["--t", "1" + "0" * 5000, "--message", "m"], "t: must be between 1 and 2^64 - 1, got a 16610-bit number"),
 ])
 def test_create_refuses_empty_payloads_and_absurd_lengths(tmp_path, args, text) -> None:
     base = ["--bits", 256, "--out", tmp_path / "p.json"] + ([] if "--duration" in args else
@@ -201,13 +203,26 @@ def test_a_checkpoint_that_defeats_the_json_parser_is_rejected_and_the_older_one
     assert all(e["step"].startswith("0x") for e in doc["events"] if "step" in e)    # steps in hex, as documented
 
 
-@pytest.mark.parametrize("garbage", [b"[" * 200_000 + b"]" * 200_000, b'{"format": 1' + b"0" * 5000 + b"}"])
-def test_a_puzzle_file_that_defeats_the_json_parser_is_bad_input(tmp_path, garbage) -> None:
+@pytest.mark.parametrize("garbage, message", [
+    (b"[" * 200_000 + b"]" * 200_000, "puzzle: not a JSON puzzle file"),
+    # JSON numbers have no length limit (Python's int() stops at 4300 digits): read, and refused by the field.
+    (b'{"format": 1' + b"0" * 5000 + b"}", "puzzle: format is a 16610-bit number, expected 'modforge-timelock-puzzle'"),
+])
+def test_a_puzzle_file_that_defeats_the_json_parser_is_bad_input(tmp_path, garbage, message) -> None:
     path = tmp_path / "p.json"
     path.write_bytes(garbage)
-    with pytest.raises(ParameterError, match="not a JSON puzzle file"):
+    with pytest.raises(ParameterError, match=message):
         load_puzzle_file(path)
-    one_line_error(run("info", path), "puzzle: not a JSON puzzle file")
+    one_line_error(run("info", path), message)
+
+
+def test_a_trapdoor_may_write_its_primes_as_decimal_of_any_length(tmp_path) -> None:
+    """_int_field read decimal with int(), which stops at 4300 digits: a long one was 'not an integer'."""
+    n = 1009 * 1013
+    res = run("solve", _puzzle_over(tmp_path, n), "--trapdoor", _trapdoor(tmp_path, n, "1" * 5000, "1013"))
+    one_line_error(res, "trapdoor: p * q is not this puzzle's modulus")
+    res = run("solve", _puzzle_over(tmp_path, n), "--trapdoor", _trapdoor(tmp_path, n, "1009", "1013"), "--json")
+    assert res.exit_code == 0 and json.loads(res.stdout)["message"] == "hi", res.output
 
 
 def test_a_checkpoint_that_cannot_be_written_stops_with_one_line_and_keeps_the_last_one(tmp_path, monkeypatch) -> None:

@@ -129,7 +129,8 @@ def test_a_wrong_w_fails_authentication(tmp_path) -> None:
     (lambda d: d.__setitem__("n", "123"), "must be a 0x-prefixed lowercase hex string"),
     (lambda d: d.__setitem__("n", d["n"].upper().replace("0X", "0x")), "must be a 0x-prefixed lowercase hex"),
     (lambda d: d.__setitem__("t", "0x00" + d["t"][2:]), "without leading zeros"),
-    (lambda d: d.__setitem__("t", hex(1 << 64 | 1)), "t is larger than 2^64"),
+    (lambda d: d.__setitem__("t", hex(1 << 64 | 1)), "t is larger than 2^64 - 1"),
+    (lambda d: d.__setitem__("t", hex(1 << 64)), "t is larger than 2^64 - 1"),      # the VDF's bound too
     (lambda d: d.__setitem__("bits", str(d["bits"])), "field 'bits' must be a JSON integer"),
     (lambda d: d.__setitem__("bits", float(d["bits"])), "field 'bits' must be a JSON integer"),
     (lambda d: d.__setitem__("n", "0x" + "f" * 20), "bits says"),

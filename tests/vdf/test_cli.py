@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
+import sys
 
+import gmpy2
 import pytest
 from click.testing import CliRunner
 
@@ -114,6 +117,13 @@ def test_verify_garbage_document_is_exit_1(tmp_path) -> None:
     (("--modulus", "N", "--x", "2", "--t", "5", "--out", "p.json"), "out: --out writes a proof file"),
     (("--modulus", "N", "--x", "2", "--t", "5", "--memory", "0"), "memory: must be at least 1 MiB"),
     (("--modulus", "N", "--x", "2", "--t", "5", "--proof", "snark"), "Invalid value for '--proof'"),
+    # Past Python's 4300-digit int() limit: said 'not a decimal' (modulus), raised ValueError (t, workers).
+    (("--modulus", "1" * 10000, "--x", "2", "--t", "5"),
+     "modulus: too long: 10000 decimal digits, at most 9865 are read (no modforge input is wider than 16384 bits)"),
+    (("--modulus", "N", "--x", "2", "--t", "1" + "0" * 5000), "t: must be between 1 and 2^64 - 1, got a 16610-bit number"),
+    (("--modulus", "N", "--x", "2", "--t", "0x" + "f" * 5000), "t: must be between 1 and 2^64 - 1, got a 20000-bit number"),
+    (("--modulus", "N", "--x", "2", "--t", "5", "--workers", "-" + "9" * 5000),
+     "Invalid value for '--workers': a negative 16610-bit number is out of range"),
 ])
 def test_bad_input_is_exit_2(n: int, args, fragment: str, tmp_path) -> None:
     args = [{"N": str(n), "N-1": str(n - 1)}.get(a, a) for a in args]
@@ -122,6 +132,20 @@ def test_bad_input_is_exit_2(n: int, args, fragment: str, tmp_path) -> None:
     assert fragment in res.stderr
     if fragment[0].islower() and ":" in fragment:
         assert res.stderr.startswith("modforge: error: ") and res.stderr.count("\n") == 1
+
+
+def test_a_modulus_past_pythons_digit_limit_is_read_in_decimal() -> None:
+    """A 14999-bit N has 4515 decimal digits; int() stops at 4300 (sys.get_int_max_str_digits()), and such an N
+    was 'not a decimal or 0x-hex integer'.  The process-wide limit is left as it was."""
+    r, small = random.Random(14999), gmpy2.primorial(1 << 16)
+    m = next(m for m in (r.getrandbits(14999) | 1 << 14998 | 1 for _ in range(10 ** 4)) if gmpy2.gcd(m, small) == 1)
+    text, limit = gmpy2.mpz(m).digits(10), sys.get_int_max_str_digits()
+    assert 0 < limit < len(text)
+    res = invoke("eval", "--modulus", text, "--x", "2", "--t", "10", "--backend", "gmp", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["modulus"] == hex(m) and out["y"] == hex(oracle(Group(m), 2, 10))
+    assert sys.get_int_max_str_digits() == limit
 
 
 def test_prove_with_a_bad_checkpoints_file_is_exit_2(tmp_path) -> None:
@@ -145,6 +169,10 @@ def test_the_top_level_command_loads_the_group() -> None:
     ("2**x", "t: not a number of squarings: '2**x' (write N (decimal), 0xHEX or 2^K)"),
     ("1e6", "t: not a number of squarings: '1e6' (write N (decimal), 0xHEX or 2^K)"),
     ("2^65", "t: exponent out of range in '2^65'"),
+    # int() takes these, and '\u0661\u0660' ran as t = 10.
+    ("\u0661\u0660", "t: not a number of squarings: '\u0661\u0660' (write N (decimal), 0xHEX or 2^K; ASCII digits only)"),
+    ("0x_10", "t: not a number of squarings: '0x_10' (write N (decimal), 0xHEX or 2^K; no '_' separators)"),
+    ("+10", "t: not a number of squarings: '+10' (write N (decimal), 0xHEX or 2^K; no '+' sign)"),
 ])
 def test_a_t_that_is_no_number_is_named_whole(n: int, t: str, fragment: str) -> None:
     res = CliRunner().invoke(vdf, ["eval", "--modulus", str(n), "--x", "2", "--t", t])

@@ -77,13 +77,22 @@ def test_a_document_that_is_json_but_not_a_proof_is_invalid_not_a_crash(proof_do
 
 @pytest.mark.parametrize("text, reason", [
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"t": 1' + "0" * 5000 + "}", "is not JSON this reader accepts"),
 ])
 def test_json_the_reader_cannot_take_is_unreadable(tmp_path, text, reason) -> None:
     path = tmp_path / "p.json"
     path.write_text(text)
     one_line_error(invoke("verify", path), reason)
     one_line_error(invoke("prove", "--checkpoints", path, "--proof", "wesolowski", "--json"), reason)
+
+
+def test_a_json_integer_past_pythons_digit_limit_is_read_and_refused_by_its_field(proof_doc, tmp_path) -> None:
+    """JSON numbers have no length limit; Python's int() stops at 4300 digits.  Such a t is JSON, so the
+    proof is invalid (exit 1) for its t, named briefly; it was 'not JSON this reader accepts' (exit 2)."""
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(dict(proof_doc, t=0)).replace('"t": 0', '"t": 1' + "0" * 5000))
+    res = invoke("verify", path)
+    assert res.exit_code == 1, res.output
+    assert res.stdout == "invalid: field 't' must be a JSON integer from 1 to 2^64 - 1, got a 16610-bit number\n"
 
 
 def test_pietrzak_stops_at_t_2_64_minus_2(proof_doc, n: int) -> None:
@@ -193,6 +202,17 @@ def test_every_plan_the_evaluation_writes_reads_back(n: int, t: int, tmp_path) -
 
 def test_proof_objects_round_trip_through_the_strict_reader(proof_doc) -> None:
     assert Proof.from_document(proof_doc).to_document() == proof_doc
+
+
+def test_stop_after_takes_the_syntax_of_t(n: int, tmp_path) -> None:
+    """2^K was 'not a decimal or 0x-hex integer' for --stop-after (and for timelock's), though --t takes it."""
+    base = ["eval", "--modulus", n, "--x", 5, "--t", 5000, "--resume-dir", tmp_path / "state", "--json"]
+    res = invoke(*base, "--stop-after", "2^10")
+    assert res.exit_code == 130, res.output
+    assert "interrupted at step 1024 of 5000" in res.stderr, res.stderr
+    one_line_error(invoke(*base, "--stop-after", "\u0661\u0660"),
+                   "stop-after: not a number of squarings: '\u0661\u0660' (write N (decimal), 0xHEX or 2^K; "
+                   "ASCII digits only)")
 
 
 def test_a_refused_stop_after_leaves_no_session_behind(n: int, tmp_path) -> None:

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable
 
 from ..arith.base import ParameterError
+from ..inttext import brief, parse_int
 from . import anchors as anchors_mod
 from .impls import ANCHOR, OURS, EngineImpl, Gmpy2Impl, Impl, ImplFailed, PipeImpl
 
@@ -66,7 +67,7 @@ class VdfBenchParams:
             raise ParameterError("bits", "give at least one width")
         for b in self.bits:
             if not isinstance(b, int) or not 64 <= b <= 16384:
-                raise ParameterError("bits", f"each width must be an integer from 64 to 16384, got {b!r}")
+                raise ParameterError("bits", f"each width must be an integer from 64 to 16384, got {brief(b)}")
         if len(set(self.bits)) != len(self.bits):
             raise ParameterError("bits", f"widths repeat: {', '.join(map(str, self.bits))}")
         if not isinstance(self.repeats, int) or self.repeats < 1:
@@ -90,9 +91,10 @@ def parse_bits(text: str) -> tuple[int, ...]:
         if not part:
             continue
         try:
-            out.append(int(part))
-        except ValueError:
-            raise ParameterError("bits", f"not a comma-separated list of integers: {text!r}") from None
+            out.append(parse_int(part, "bits"))
+        except ParameterError as exc:
+            raise ParameterError("bits", f"not a comma-separated list of integers: {brief(text)} ({exc.problem})") \
+                from None
     return tuple(out)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from ..arith.base import ParameterError
+from ..inttext import brief
 from .main import EXIT_CHECK_FAILED, INTEGER, MAX_MODEL_BITS, MAX_OPTION_VALUE, ErrorExitGroup, _parse_options, parse_int
 
 
@@ -68,13 +69,13 @@ def _design(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
         if value is not None:
             if key in options and options[key] != value:
                 flag = "--" + key.replace("_", "-")
-                raise ParameterError("opt", f"{key}={options[key]} contradicts {flag} {value}: give one")
+                raise ParameterError("opt", f"{key}={brief(options[key])} contradicts {flag} {value}: give one")
             options[key] = value
     for key, value in options.items():
         # Sizes far past any design's range would only exhaust memory or time before the design refused them.
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_VALUE:
             flag = f"--{key.replace('_', '-')}" if key in ("cycles", "word_bits", "dsp_bits") else f"--opt {key}"
-            raise ParameterError(key, f"{value} is far beyond any design ({flag} at most {MAX_OPTION_VALUE})")
+            raise ParameterError(key, f"{brief(value)} is far beyond any design ({flag} at most {MAX_OPTION_VALUE})")
     if bits is not None and not MIN_DESIGN_BITS <= bits <= MAX_MODEL_BITS:
         raise ParameterError("bits", f"must be between {MIN_DESIGN_BITS} and {MAX_MODEL_BITS} bits, got "
                                      f"{bits if abs(bits) < 1 << 64 else 'more'}")

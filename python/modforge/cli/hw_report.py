@@ -20,6 +20,7 @@ import click
 
 from ..arith.base import ParameterError
 from ..hw.errors import HardwareError
+from ..inttext import brief, parse_int
 from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, INTEGER
 
 _LABELS = [("lut", "LUT"), ("ff", "FF (upper bound)"), ("dsp", "DSP"), ("carry", "carry cells"), ("muxf", "MUXF"),
@@ -34,9 +35,10 @@ def _fail(msg: str, code: int = EXIT_BAD_INPUT) -> None:
 
 def _int_list(text: str, what: str) -> list[int]:
     try:
-        out = [int(x) for x in text.replace(" ", "").split(",") if x]
-    except ValueError:
-        raise ParameterError(what, f"must be a comma-separated list of integers, got {text!r}") from None
+        out = [parse_int(x, what) for x in text.replace(" ", "").split(",") if x]
+    except ParameterError as exc:
+        raise ParameterError(what, f"must be a comma-separated list of integers, got {brief(text)} ({exc.problem})") \
+            from None
     if not out:
         raise ParameterError(what, "is empty")
     return list(dict.fromkeys(out))          # a value given twice is one point of the sweep, not two rows

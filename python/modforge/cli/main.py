@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError, require_modulus, require_seconds
+from ..inttext import brief, brief_text, parse_int
 
 EXIT_CHECK_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -28,15 +29,33 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
-def parse_int(text: str, what: str) -> int:
-    """Decimal or 0x-hex (underscores allowed) -> int; ParameterError naming ``what`` otherwise."""
-    t = text.strip().replace("_", "")
-    try:
-        if t.lower().startswith(("0x", "-0x")):
-            return int(t, 16)
-        return int(t, 10)
-    except ValueError:
-        raise ParameterError(what, f"not a decimal or 0x-hex integer: {text!r}") from None
+# Number options are widths, counts and seeds: none comes near 2^256.  Past it a value is refused by its
+# size, before each option's own range check would repeat all its digits (str() of one past 4300 raises).
+MAX_OPTION_BITS = 256
+COUNT_FORMS = "write N (decimal), 0xHEX or 2^K"
+
+
+def parse_count(text: str, what: str, noun: str = "a number of squarings") -> int:
+    """A count of squarings (t, --stop-after): ``parse_int``'s syntax, or a power of two ``2^K`` / ``2**K``
+    with K <= 64.
+
+    The range is the caller's to check; the text is refused here, naming ``noun``."""
+    t = text.strip().replace(" ", "")
+    for sep in ("**", "^"):
+        if sep in t:
+            base, _, exp = t.partition(sep)
+            if base != "2":
+                raise ParameterError(what, f"only powers of two may be written with {sep}: {brief_text(text)} "
+                                           f"({COUNT_FORMS})")
+            try:
+                k = parse_int(exp, what)
+            except ParameterError:
+                # Name the whole text, not the part after the operator ('2^64-1' is no 2^K).
+                raise ParameterError(what, f"not {noun}: {brief_text(text)} ({COUNT_FORMS})") from None
+            if not 0 <= k <= 64:
+                raise ParameterError(what, f"exponent out of range in {brief_text(text)}")
+            return 1 << k
+    return parse_int(t, what, expected=noun, forms=COUNT_FORMS)
 
 
 class _Integer(click.ParamType):
@@ -47,10 +66,15 @@ class _Integer(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        what = param.name if param is not None and param.name else "value"
         try:
-            return parse_int(str(value), param.name if param is not None and param.name else "value")
-        except ParameterError:
-            self.fail(f"{value!r} is not a decimal or 0x-hex integer", param, ctx)
+            number = parse_int(str(value), what)
+        except ParameterError as exc:
+            self.fail(exc.problem, param, ctx)
+        if number.bit_length() > MAX_OPTION_BITS:
+            self.fail(f"{brief(number)} is out of range: number options (widths, counts, seeds) take at most "
+                      f"{MAX_OPTION_BITS} bits", param, ctx)
+        return number
 
 
 class _Seconds(click.ParamType):
@@ -295,7 +319,7 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
                 parsed = value
         if key in out and out[key] != parsed:
             # Silently keeping the last one would build a design the user did not ask for.
-            raise ParameterError("opt", f"{key} given twice, {out[key]!r} and {parsed!r}: give it once")
+            raise ParameterError("opt", f"{key} given twice, {brief(out[key])} and {brief(parsed)}: give it once")
         out[key] = parsed
     return out
 
@@ -374,7 +398,7 @@ def modmul(algo_name: str, modulus_text: str | None, bits: int | None, seed: int
     for key, value in options.items():
         # Sizes far past any model's range would only exhaust memory or time before a model refused them.
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_VALUE:
-            raise ParameterError("opt", f"{key}={value}: at most {MAX_OPTION_VALUE} in absolute value "
+            raise ParameterError("opt", f"{key}={brief(value)}: at most {MAX_OPTION_VALUE} in absolute value "
                                         f"(the models take moduli of up to {MAX_MODEL_BITS} bits)")
     try:
         model = info.build(modulus, **options)

@@ -19,7 +19,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup
+from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup, parse_int
 
 SIGN_SCHEMES = "raw|pkcs1v15|pss"
 ENCRYPT_SCHEMES = "raw|oaep"
@@ -42,11 +42,7 @@ def _dump(doc: dict[str, Any]) -> None:
 def _salt(text: str | None) -> int | str | None:
     if text is None or text in ("max", "auto"):
         return text
-    try:
-        return int(text)
-    except ValueError:
-        raise ParameterError("salt_length", f"expected a byte count, 'max' (sign) or 'auto' (verify), got {text!r}") \
-            from None
+    return parse_int(text, "salt_length", expected="a byte count, 'max' (sign) or 'auto' (verify)")
 
 
 def _check_out(out_path: str, **inputs: str | None) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, INTEGER, ErrorExitGroup, parse_int
+from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, INTEGER, ErrorExitGroup, parse_count
 
 
 
@@ -69,7 +69,7 @@ def create(bits: int, duration_text: str | None, t_text: str | None, message: st
     if (message is None) == (file_path is None):
         raise ParameterError("message", "give exactly one of --message TEXT or --file F")
     duration = parse_duration(duration_text) if duration_text is not None else None
-    t = parse_int(t_text, "t") if t_text is not None else None
+    t = parse_count(t_text, "t") if t_text is not None else None
     if file_path is not None:
         from ..fileio import InputTooLarge, read_bounded
         from ..timelock.puzzle import MAX_PAYLOAD
@@ -168,7 +168,7 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
 
     puzzle = resolve_puzzle(puzzle_spec)
     interval = parse_duration(interval_text, "checkpoint-interval")
-    stop_after = parse_int(stop_after_text, "stop-after") if stop_after_text is not None else None
+    stop_after = parse_count(stop_after_text, "stop-after") if stop_after_text is not None else None
     to_stdout = output_path == "-"
     if to_stdout and as_json:
         raise ParameterError("output", "'-' (the payload on stdout) does not go with --json (the JSON is there)")

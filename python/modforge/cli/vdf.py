@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import click
 
 from ..arith.base import ParameterError
-from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, INTEGER, ErrorExitGroup, parse_int
+from .main import EXIT_CHECK_FAILED, EXIT_INTERRUPTED, INTEGER, ErrorExitGroup, parse_count, parse_int
 
 PROOF_CHOICES = ("wesolowski", "pietrzak", "none")
 PROGRESS_MIN_T = 1 << 16
@@ -51,32 +51,11 @@ def parse_modulus(text: str) -> int:
     return parse_int(text, "modulus")
 
 
-T_FORMS = "write N (decimal), 0xHEX or 2^K"
-
-
 def parse_t(text: str) -> int:
     """Decimal, 0x-hex, or a power of two written ``2^K`` / ``2**K``; checked against the range of t."""
     from ..vdf.evaluation import require_t
 
-    t = text.strip().replace(" ", "")
-    for sep in ("**", "^"):
-        if sep in t:
-            base, _, exp = t.partition(sep)
-            if base != "2":
-                raise ParameterError("t", f"only powers of two may be written with {sep}: {text!r} ({T_FORMS})")
-            try:
-                k = parse_int(exp, "t")
-            except ParameterError:
-                # Name the whole text, not the part after the operator ('2^64-1' is no 2^K).
-                raise ParameterError("t", f"not a number of squarings: {text!r} ({T_FORMS})") from None
-            if not 0 <= k <= 64:
-                raise ParameterError("t", f"exponent out of range in {text!r}")
-            return require_t(1 << k)
-    try:
-        value = parse_int(t, "t")
-    except ParameterError:
-        raise ParameterError("t", f"not a number of squarings: {text!r} ({T_FORMS})") from None
-    return require_t(value)
+    return require_t(parse_count(text, "t"))
 
 
 def parse_x(group, text: str) -> int:
@@ -335,7 +314,7 @@ def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bo
     if resume_dir is None and not restart and stop_after_text is None and t < RESUME_MIN_T:
         return None
     interval = parse_duration(interval_text, "checkpoint-interval")
-    stop_after = parse_int(stop_after_text, "stop-after") if stop_after_text is not None else None
+    stop_after = parse_count(stop_after_text, "stop-after") if stop_after_text is not None else None
     mode = "auto" if show_progress is None else ("bar" if show_progress else "none")
     return ResumeOptions(directory=resume_dir if resume_dir is not None else cache_dir(), restart=restart,
                          interval=interval, reporter=make_reporter(mode, interval), stop_after=stop_after,

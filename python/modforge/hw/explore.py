@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..arith.base import ParameterError
+from ..inttext import brief
 from .pool import worker_pool
 
 CSV_FIELDS = ["arch", "bits", "word_bits", "target", "status", "method", "cycles_per_op", "latency", "lut", "ff",
@@ -46,10 +47,10 @@ def grid(archs: list[str], bits: list[int], word_bits: list[int]) -> list[Point]
         arch_info(a)
     for b in bits:
         if b < 16 or b > 4096:
-            raise ParameterError("bits", f"each width must be between 16 and 4096, got {b}")
+            raise ParameterError("bits", f"each width must be between 16 and 4096, got {brief(b)}")
     for w in word_bits:
         if w < 2 or w > 64:
-            raise ParameterError("word_bits", f"each word size must be between 2 and 64, got {w}")
+            raise ParameterError("word_bits", f"each word size must be between 2 and 64, got {brief(w)}")
     return [Point(a, b, w) for a in archs for b in bits for w in word_bits]
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Union
 
 from ..arith.base import ParameterError
+from ..inttext import brief, decimal_to_int
 from .encodings import (HashInfo, check_oaep_size, eme_oaep_decode, eme_oaep_encode, emsa_pkcs1_v15_encode_digest,
                         emsa_pss_encode, emsa_pss_verify, hash_info, i2osp, os2ip, pss_max_salt_length)
 from .exp import DEFAULT_BLIND_BITS
@@ -115,11 +116,11 @@ def _sign_salt_length(salt_length: SaltLength, em_bits: int, h: HashInfo) -> int
         return max(pss_max_salt_length(em_bits, h), 0)
     if isinstance(salt_length, str):
         try:
-            salt_length = int(salt_length)
+            salt_length = decimal_to_int(salt_length)
         except ValueError:
-            raise ParameterError("salt_length", f"expected a byte count or 'max', got {salt_length!r}") from None
+            raise ParameterError("salt_length", f"expected a byte count or 'max', got {brief(salt_length)}") from None
     if isinstance(salt_length, bool) or not isinstance(salt_length, int) or salt_length < 0:
-        raise ParameterError("salt_length", f"must be a byte count >= 0, got {salt_length!r}")
+        raise ParameterError("salt_length", f"must be a byte count >= 0, got {brief(salt_length)}")
     _check_salt_fits(salt_length, em_bits, h)
     return salt_length
 
@@ -131,6 +132,9 @@ def _check_salt_fits(salt_length: int, em_bits: int, h: HashInfo) -> None:
     verification too: options the key cannot take are bad input (exit 2), not an invalid signature."""
     em_len = (em_bits + 7) // 8
     if em_len < h.digest_size + salt_length + 2:
+        if not brief(salt_length).isdigit():    # thousands of digits: its size says it
+            raise ParameterError("salt_length", f"{brief(salt_length)} of bytes, far more than this key's {em_len} "
+                                                f"encoded bytes")
         raise ParameterError("salt_length", f"{salt_length}-byte salt with {h.name} needs at least "
                                             f"{h.digest_size + salt_length + 2} encoded bytes, this key gives "
                                             f"{em_len}")
@@ -143,11 +147,11 @@ def _verify_salt_length(salt_length: SaltLength, h: HashInfo) -> int | None:
         return None
     if isinstance(salt_length, str):
         try:
-            salt_length = int(salt_length)
+            salt_length = decimal_to_int(salt_length)
         except ValueError:
-            raise ParameterError("salt_length", f"expected a byte count or 'auto', got {salt_length!r}") from None
+            raise ParameterError("salt_length", f"expected a byte count or 'auto', got {brief(salt_length)}") from None
     if isinstance(salt_length, bool) or not isinstance(salt_length, int) or salt_length < 0:
-        raise ParameterError("salt_length", f"must be a byte count >= 0, got {salt_length!r}")
+        raise ParameterError("salt_length", f"must be a byte count >= 0, got {brief(salt_length)}")
     return salt_length
 
 

@@ -23,6 +23,7 @@ import gmpy2
 from ..arith.base import ParameterError, require_seconds
 from ..engine.tuning import cpu_name
 from ..fileio import check_output_path, commit_staged, discard_staged, stage_file
+from ..inttext import brief
 from .puzzle import MAX_PAYLOAD, MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
 MIN_BITS = 256
@@ -43,7 +44,7 @@ def _random_prime(bits: int) -> int:
 def generate_modulus(bits: int) -> tuple[int, int, int]:
     """(N, p, q) with N = p*q exactly ``bits`` bits, p != q random primes of about bits/2 bits."""
     if not MIN_BITS <= bits <= MAX_BITS:
-        raise ParameterError("bits", f"must be between {MIN_BITS} and {MAX_BITS}, got {bits}")
+        raise ParameterError("bits", f"must be between {MIN_BITS} and {MAX_BITS}, got {brief(bits)}")
     while True:
         p = _random_prime((bits + 1) // 2)
         q = _random_prime(bits // 2)
@@ -110,7 +111,7 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
     if (t is None) == (duration is None):
         raise ParameterError("duration", "give exactly one of a duration or t")
     if t is not None and not 1 <= t <= MAX_T:
-        raise ParameterError("t", f"must be between 1 and 2^64, got {t if t.bit_length() <= 80 else hex(t)[:20] + '...'}")
+        raise ParameterError("t", f"must be between 1 and 2^64 - 1, got {brief(t)}")
     if duration is not None:
         duration = require_seconds("duration", duration)
     if len(payload) > MAX_PAYLOAD:
@@ -131,7 +132,7 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
     if t is None:
         t = max(1, int(cal["squarings_per_second"] * duration))
         if t > MAX_T:
-            raise ParameterError("duration", f"{duration:.3g} s is more than 2^64 squarings on this machine")
+            raise ParameterError("duration", f"{duration:.3g} s is more than 2^64 - 1 squarings on this machine")
     cal["target_seconds"] = duration
     x = 2
     if random_base:

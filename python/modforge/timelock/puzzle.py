@@ -25,6 +25,7 @@ from typing import Any
 
 from ..arith.base import ParameterError
 from ..fileio import InputTooLarge, read_bounded
+from ..inttext import brief, decimal_to_int
 
 PUZZLE_FORMAT = "modforge-timelock-puzzle"
 PUZZLE_VERSION = 1
@@ -48,7 +49,9 @@ AD_FIELDS = ("format", "version", "cipher", "kdf", "bits", "n", "x", "t", "nonce
 NAMED = {"lcs35": "lcs35", "lcs35-toy": "lcs35_toy", "csail2019": "csail2019"}
 # The largest t a puzzle file may ask for: 2^64 squarings take about 600 years at 10^9 per second, so a
 # larger t is a mistake or an attack on the tools (times and rates overflow floating point past 2^1024).
-MAX_T = 1 << 64
+# 2^64 - 1, the VDF's bound too, so that `timelock` and `vdf` take the same t (and t fits a u64, the
+# count the engine's sqr_n takes).
+MAX_T = (1 << 64) - 1
 
 
 class TimelockError(Exception):
@@ -66,12 +69,14 @@ def load_json(data: bytes, param: str, what: str) -> Any:
     """``json.loads`` for files from outside: every way the parser can fail is a ParameterError naming ``param``
     (bad UTF-8 or syntax, nesting deep enough to exhaust the recursion limit, over-long decimal numbers)."""
     try:
-        return json.loads(data)
+        # Integers of any length (Python's own conversion stops at 4300 digits): too large a number is
+        # then refused by the field that holds it, by name.
+        return json.loads(data, parse_int=decimal_to_int)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ParameterError(param, f"not {what}: {exc}") from None
     except RecursionError:
         raise ParameterError(param, f"not {what}: nested too deeply") from None
-    except ValueError as exc:         # e.g. a decimal number past Python's int conversion limit
+    except ValueError as exc:
         raise ParameterError(param, f"not {what}: {exc}") from None
 
 
@@ -87,10 +92,10 @@ def _int_field(doc: dict, name: str, where: str) -> int:
         return value
     if isinstance(value, str):
         try:
-            return int(value, 16) if value.lower().startswith("0x") else int(value, 10)
+            return int(value, 16) if value.lower().startswith("0x") else decimal_to_int(value)
         except ValueError:
             pass
-    raise ParameterError(where, f"field {name!r} must be a 0x-hex or decimal integer, got {value!r}")
+    raise ParameterError(where, f"field {name!r} must be a 0x-hex or decimal integer, got {brief(value)}")
 
 
 def _b64_field(doc: dict, name: str, where: str) -> bytes:
@@ -261,25 +266,25 @@ def parse_puzzle(data: bytes, path: Path | None = None) -> PuzzleFile:
     if not isinstance(doc, dict):
         raise ParameterError("puzzle", "not a JSON object")
     if doc.get("format") != PUZZLE_FORMAT:
-        raise ParameterError("puzzle", f"format is {doc.get('format')!r}, expected {PUZZLE_FORMAT!r}")
+        raise ParameterError("puzzle", f"format is {brief(doc.get('format'))}, expected {PUZZLE_FORMAT!r}")
     if type(doc.get("version")) is not int or doc["version"] != PUZZLE_VERSION:
-        raise ParameterError("puzzle", f"unsupported version {doc.get('version')!r} (this modforge reads "
+        raise ParameterError("puzzle", f"unsupported version {brief(doc.get('version'))} (this modforge reads "
                                        f"version {PUZZLE_VERSION})")
     missing = [k for k in (*AD_FIELDS, "ciphertext") if k not in doc]
     if missing:
         raise ParameterError("puzzle", f"missing field(s): {', '.join(missing)}")
     if doc["cipher"] != CIPHER or doc["kdf"] != KDF:
-        raise ParameterError("puzzle", f"unsupported cipher/kdf {doc['cipher']!r}/{doc['kdf']!r}")
+        raise ParameterError("puzzle", f"unsupported cipher/kdf {brief(doc['cipher'])}/{brief(doc['kdf'])}")
     for name in ("n", "x", "t"):
         # Exactly as written (hex() of the value): the header is authenticated byte for byte, so any other
         # spelling of the same number could never open the ciphertext.  Refused here, not after the solve.
         if not isinstance(doc[name], str) or not _CANONICAL_HEX.fullmatch(doc[name]):
             raise ParameterError("puzzle", f"field {name!r} must be a 0x-prefixed lowercase hex string without "
-                                           f"leading zeros, got {str(doc[name])[:40]!r}")
+                                           f"leading zeros, got {brief(doc[name])}")
     if int(doc["t"], 16) > MAX_T:
-        raise ParameterError("puzzle", "t is larger than 2^64")
+        raise ParameterError("puzzle", "t is larger than 2^64 - 1")
     if type(doc["bits"]) is not int:
-        raise ParameterError("puzzle", f"field 'bits' must be a JSON integer, got {doc['bits']!r}")
+        raise ParameterError("puzzle", f"field 'bits' must be a JSON integer, got {brief(doc['bits'])}")
     if not isinstance(doc["created"], str):
         raise ParameterError("puzzle", "field 'created' must be a string")
     if len(_b64_field(doc, "nonce", "puzzle")) != NONCE_BYTES:
@@ -290,7 +295,7 @@ def parse_puzzle(data: bytes, path: Path | None = None) -> PuzzleFile:
     header = {k: v for k, v in doc.items() if k != "ciphertext"}
     puzzle = PuzzleFile(header=header, ciphertext=ct, path=path)
     if header["bits"] != puzzle.task.bits:
-        raise ParameterError("puzzle", f"bits says {header['bits']} but n has {puzzle.task.bits} bits")
+        raise ParameterError("puzzle", f"bits says {brief(header['bits'])} but n has {puzzle.task.bits} bits")
     return puzzle
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError, require_seconds
+from ..inttext import brief, parse_int
 from .check import CHECK_NAME, Fault, measure_mul_cost, measure_rate, open_ring, plan_segment, run_segment
 from .checkpoint import Checkpoint, CheckpointStore, default_checkpoint_dir
 from .progress import Reporter
@@ -123,12 +124,9 @@ def fault_from_env() -> int | None:
     text = os.environ.get(FAULT_ENV, "").strip()
     if not text:
         return None
-    try:
-        step = int(text, 0)
-    except ValueError:
-        raise ParameterError(FAULT_ENV, f"must be a squaring count, got {text!r}") from None
+    step = parse_int(text, FAULT_ENV, expected="a squaring count")
     if step < 1:
-        raise ParameterError(FAULT_ENV, f"must be >= 1, got {step}")
+        raise ParameterError(FAULT_ENV, f"must be >= 1, got {brief(step)}")
     return step
 
 
@@ -169,7 +167,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
     """
     interval = require_seconds("checkpoint-interval", interval)
     if stop_after is not None and stop_after < 1:
-        raise ParameterError("stop-after", f"must be at least 1, got {stop_after}")
+        raise ParameterError("stop-after", f"must be at least 1, got {brief(stop_after)}")
     task = puzzle.task
     reporter = reporter or Reporter()
     hooks = hooks or ChainHooks()

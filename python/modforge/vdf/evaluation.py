@@ -9,6 +9,7 @@ from typing import Callable, Iterable
 
 from ..arith.base import ParameterError, require_int
 from ..engine import ModRing
+from ..inttext import brief
 from .group import Group
 from .plan import PietrzakPlan, WesolowskiPlan
 
@@ -21,7 +22,7 @@ Progress = Callable[[int, int], None]   # (squarings done, squarings in all)
 def require_t(t: int) -> int:
     t = require_int("t", t)
     if not 1 <= t <= MAX_T:
-        raise ParameterError("t", f"must be between 1 and 2^64 - 1, got {t}")
+        raise ParameterError("t", f"must be between 1 and 2^64 - 1, got {brief(t)}")
     return t
 
 

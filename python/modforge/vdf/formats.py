@@ -31,6 +31,7 @@ from typing import Any
 
 from ..arith.base import ParameterError
 from ..fileio import InputTooLarge, atomic_write, read_bounded
+from ..inttext import brief, decimal_to_int
 from .evaluation import MAX_T, Evaluation
 from .fiat_shamir import PROOF_TYPES
 from .group import Group, Reject
@@ -89,12 +90,12 @@ class Proof:
         if fmt is None:
             raise Reject("missing field 'format' (not a modforge VDF proof)")
         if fmt != PROOF_FORMAT:
-            raise Reject(f"format is {fmt!r}, expected {PROOF_FORMAT!r}")
+            raise Reject(f"format is {brief(fmt)}, expected {PROOF_FORMAT!r}")
         _check_version(doc)
         _check_fields(doc, PROOF_FIELDS, "")
         ptype = doc["type"]
         if ptype not in PROOF_TYPES:
-            raise Reject(f"unknown proof type {ptype!r} (expected one of: {', '.join(PROOF_TYPES)})")
+            raise Reject(f"unknown proof type {brief(ptype)} (expected one of: {', '.join(PROOF_TYPES)})")
         group, x, t, y = parse_statement(doc)
         body = doc["proof"]
         _require_object(body, "field 'proof'")
@@ -129,7 +130,7 @@ def _check_version(doc: dict) -> None:
     if not _is_json_int(version):
         raise Reject(f"field 'version' must be a JSON integer, got {_json_type(version)}")
     if version != VERSION:
-        raise Reject(f"unknown version {version} (this build reads version {VERSION})")
+        raise Reject(f"unknown version {brief(version)} (this build reads version {VERSION})")
 
 
 def _check_fields(doc: dict, fields: tuple[str, ...], prefix: str) -> None:
@@ -172,18 +173,18 @@ def parse_statement(doc: dict) -> tuple[Group, int, int, int]:
     """``(group, x, t, y)`` from the statement fields (encodings only; membership is the verifier's)."""
     bits = doc["bits"]
     if not _is_json_int(bits) or bits < 1:
-        raise Reject(f"field 'bits' must be a positive JSON integer, got {bits!r}")
+        raise Reject(f"field 'bits' must be a positive JSON integer, got {brief(bits)}")
     nbytes = (bits + 7) // 8
     modulus = parse_element("modulus", doc["modulus"], nbytes)
     if modulus.bit_length() != bits:
-        raise Reject(f"field 'modulus' has {modulus.bit_length()} bits but field 'bits' says {bits}")
+        raise Reject(f"field 'modulus' has {modulus.bit_length()} bits but field 'bits' says {brief(bits)}")
     try:
         group = Group(modulus)
     except ParameterError as exc:
         raise Reject(f"modulus {exc.problem}") from None
     t = doc["t"]
     if not _is_json_int(t) or not 1 <= t <= MAX_T:
-        raise Reject(f"field 't' must be a JSON integer from 1 to 2^64 - 1, got {t!r}")
+        raise Reject(f"field 't' must be a JSON integer from 1 to 2^64 - 1, got {brief(t)}")
     x = parse_element("x", doc["x"], nbytes)
     y = parse_element("y", doc["y"], nbytes)
     return group, x, t, y
@@ -233,12 +234,15 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ParameterError(what, f"cannot read {p}: {reason}") from None
     try:
-        return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants)
+        # Integers of any length (Python's own conversion stops at 4300 digits): one too large for its
+        # field is an invalid document, refused by that field's check.
+        return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants,
+                          parse_int=decimal_to_int)
     except json.JSONDecodeError as exc:
         raise ParameterError(what, f"{p} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise ParameterError(what, f"{p} is not JSON this reader accepts (nested too deeply)") from None
-    except ValueError as exc:       # a decimal number past Python's int conversion limit
+    except ValueError as exc:
         raise ParameterError(what, f"{p} is not JSON this reader accepts ({exc})") from None
 
 
@@ -282,7 +286,7 @@ def read_checkpoints(path: str | os.PathLike) -> Evaluation:
 def _evaluation_from_document(doc: Any) -> Evaluation:
     _require_object(doc, "the document")
     if doc.get("format") != CHECKPOINT_FORMAT:
-        raise Reject(f"format is {doc.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
+        raise Reject(f"format is {brief(doc.get('format'))}, expected {CHECKPOINT_FORMAT!r}")
     _check_version(doc)
     _check_fields(doc, ("format", "version", *STATEMENT_FIELDS, "wesolowski", "pietrzak", "values"), "")
     group, x, t, y = parse_statement(doc)

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Iterator
 from ..arith.base import ParameterError, require_int, require_seconds
 from ..fileio import (InputTooLarge, atomic_write, exclusive_lock, fsync_dir, read_bounded, remove_stale_temps,
                       user_cache_dir)
+from ..inttext import brief
 from ..timelock.checkpoint import Checkpoint
 from ..timelock.puzzle import SquaringTask, TimelockError, canonical_json
 from ..timelock.solver import ChainHooks, SolveResult, solve
@@ -380,7 +381,7 @@ class ResumeOptions:
         if self.stop_after is not None:
             stop = require_int("stop-after", self.stop_after)
             if stop < 1:
-                raise ParameterError("stop-after", f"must be at least 1, got {stop}")
+                raise ParameterError("stop-after", f"must be at least 1, got {brief(stop)}")
 
 
 @dataclass
