@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Any
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from typing import Any, Iterable, Iterator
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# How often :func:`completed` looks for a deferred interrupt while it waits.
+POLL_SECONDS = 0.1
+# The entered DeferredInterrupts of the main thread, innermost last.
+_active: list[DeferredInterrupts] = []
 
 
 class DeferredInterrupts:
@@ -40,9 +45,28 @@ class DeferredInterrupts:
         if threading.current_thread() is threading.main_thread():
             for sig in SIGNALS:
                 self._old[sig] = signal.signal(sig, self._handler)
+            _active.append(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if self._old:
+            _active.remove(self)
         for sig, old in self._old.items():
             signal.signal(sig, old)
         self._old.clear()
+
+
+def check_deferred() -> None:
+    """:meth:`DeferredInterrupts.check` of every entered one (none outside them)."""
+    for interrupts in _active:
+        interrupts.check()
+
+
+def completed(futures: Iterable[Future], poll: float = POLL_SECONDS) -> Iterator[Future]:
+    """``concurrent.futures.as_completed`` for code under :class:`DeferredInterrupts`: the futures as they
+    finish, and a check for a deferred interrupt at least every ``poll`` seconds, outside the pool's code."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        yield from done
+        check_deferred()

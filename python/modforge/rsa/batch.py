@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import os
 import signal
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 from ..arith.base import ParameterError
-from ..interrupts import DeferredInterrupts
+from ..interrupts import DeferredInterrupts, completed
 from .errors import RSAError
 from .exp import DEFAULT_BLIND_BITS, resolve_backend
 from .files import read_message, write_output
@@ -34,8 +34,6 @@ from .schemes import SaltLength, check_sign_options, sign
 
 SIG_SUFFIX = ".sig"
 Progress = Callable[[int, int], None]   # (files done, files in all)
-# How often the pool's parent looks for Ctrl-C / SIGTERM while it waits for signatures.
-POLL_SECONDS = 0.1
 
 
 @dataclass(frozen=True)
@@ -201,11 +199,8 @@ def sign_batch(key: RSAPrivateKey, items: Sequence[BatchItem], scheme: str, hash
             for i, item in enumerate(items):
                 interrupts.check()
                 pending[pool.submit(_sign_one, item.source, item.target)] = i
-            while pending:
-                finished, _ = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    record(pending.pop(fut), fut.result())
-                interrupts.check()
+            for fut in completed(list(pending)):
+                record(pending.pop(fut), fut.result())
         except BaseException as exc:
             # The queued files are cancelled; the ones being signed finish (milliseconds each, written
             # atomically), so no worker is killed half way through a file.
