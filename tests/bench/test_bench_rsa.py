@@ -180,6 +180,23 @@ def test_bad_options_exit_2(args: list[str], tmp_path: Path) -> None:
     assert res.exit_code == 2, (args, res.output)
 
 
+@pytest.mark.parametrize("args, message", [
+    (["ct", "--backend", "ifma", "--samples", "10"],
+     "backend: unknown backend 'ifma'; choose one of: auto, python, native ('ifma' is a backend of the engine"),
+    (["ct", "--backend", "nope"], "backend: unknown backend 'nope'; choose one of: auto, python, native\n"),
+    (["ct", "--bits", "8"], "bits: the key size must be a multiple of 8 from 1024 to 4096, got 8"),
+    (["ct", "--bits", "8192"], "bits: the key size must be a multiple of 8 from 1024 to 4096, got 8192"),
+    (["rsa", "--no-openssl", "--bits", "1024", "--ct", "--ct-samples", "3"], "samples: must be at least 10, got 3"),
+])
+def test_bad_options_are_refused_before_a_key_is_generated(args: list[str], message: str, tmp_path: Path) -> None:
+    """bench ct generated (or loaded) its key, then refused the backend; an 8192-bit key took minutes before
+    its refusal, and `bench rsa --ct` ran the whole benchmark before refusing --ct-samples."""
+    res = run(*args, env={"MODFORGE_BENCH_CACHE": str(tmp_path)})
+    assert res.exit_code == 2 and res.stderr.startswith(f"modforge: error: {message}"), res.output
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert list(tmp_path.iterdir()) == [], "a key was generated"
+
+
 def test_vdf_is_still_the_default_subcommand() -> None:
     res = run("--help")
     assert res.exit_code == 0 and "rsa" in res.stdout and "vdf" in res.stdout and "ct" in res.stdout

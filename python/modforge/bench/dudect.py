@@ -166,6 +166,14 @@ class CtParams:
     crops: tuple[float, ...] = field(default=CROP_PERCENTILES)
 
     def __post_init__(self) -> None:
+        # Everything is checked here, before the caller loads or generates the key (seconds to minutes).
+        from .rsa import check_key_bits
+
+        check_key_bits(self.bits)
+        if self.backend != "leaky":
+            from ..rsa import exp as rsa_exp
+
+            rsa_exp.backend_name(self.backend)      # unknown, or native without the extension: ParameterError
         if self.target not in TARGETS:
             raise ParameterError("target", f"must be one of {', '.join(TARGETS)}, got {self.target!r}")
         if not isinstance(self.samples, int) or self.samples < 10:

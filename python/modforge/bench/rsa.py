@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from ..arith.base import ParameterError
+from ..inttext import brief
 
 SCHEMA = "modforge.bench.rsa/1"
 DEFAULT_BITS = (2048, 3072, 4096)
@@ -56,6 +57,14 @@ CRYPTOGRAPHY = "cryptography"
 PADDING = "PKCS#1 v1.5, SHA-256"
 
 Notice = Callable[[str], None]
+
+
+def check_key_bits(bits: int, what: str = "the key size") -> int:
+    """A size the RSA code takes; checked before a key of it is generated (an 8192-bit one took minutes
+    and was then refused, and cryptography raised below 1024)."""
+    if not isinstance(bits, int) or isinstance(bits, bool) or not 1024 <= bits <= 4096 or bits % 8:
+        raise ParameterError("bits", f"{what} must be a multiple of 8 from 1024 to 4096, got {brief(bits)}")
+    return bits
 
 
 @dataclass(frozen=True)
@@ -74,8 +83,7 @@ class RsaBenchParams:
         if not self.bits:
             raise ParameterError("bits", "give at least one key size")
         for b in self.bits:
-            if not isinstance(b, int) or not 1024 <= b <= 4096 or b % 8:
-                raise ParameterError("bits", f"each key size must be a multiple of 8 from 1024 to 4096, got {b!r}")
+            check_key_bits(b, "each key size")
         if len(set(self.bits)) != len(self.bits):
             raise ParameterError("bits", f"sizes repeat: {', '.join(map(str, self.bits))}")
         if not isinstance(self.repeats, int) or self.repeats < 1:

@@ -165,16 +165,21 @@ def rsa(bits_text: str, seconds: float, repeats: int, backend: str, as_json: boo
         raise ParameterError("json", "choose one of --json and --markdown")
     params = RsaBenchParams(bits=_bits_list(bits_text), seconds=seconds, repeats=repeats, openssl=openssl,
                             openssl_multi=openssl_multi, cryptography=use_cryptography, pin=pin, clock=clock, backend=backend)
+    ct_params = None
+    if with_ct:
+        from ..bench.dudect import CtParams
+
+        # Checked now, not after the benchmark's minutes (--ct-samples 3 was refused only then).
+        ct_params = CtParams(bits=min(params.bits), backend=backend, samples=ct_samples, pin=pin)
     err = Console(stderr=True, highlight=False)
     doc = run_rsa_bench(params, notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"),
                         step=(lambda m: err.print(f"[dim]{m}[/dim]")) if err.is_terminal else None)
-    if with_ct:
-        from ..bench.dudect import CtParams, run_ct
+    if ct_params is not None:
+        from ..bench.dudect import run_ct
         from ..bench.rsa import bench_key
 
-        key = bench_key(min(params.bits))[0]
-        doc["ct"] = run_ct(key, CtParams(bits=key.bits, backend=backend, samples=ct_samples, pin=pin),
-                           notice=lambda m: err.print(f"[cyan]ct:[/cyan] {m}"))
+        key = bench_key(ct_params.bits)[0]
+        doc["ct"] = run_ct(key, ct_params, notice=lambda m: err.print(f"[cyan]ct:[/cyan] {m}"))
     if as_json:
         from ..bench.rsa import to_json as rsa_json
 

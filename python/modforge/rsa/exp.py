@@ -94,7 +94,13 @@ def resolve_backend(name: str) -> Kernel:
     try:
         target = _BACKENDS[name]
     except KeyError:
-        raise ParameterError("backend", f"unknown backend {name!r}; choose one of: {', '.join(backend_names())}") from None
+        from ..engine import backend_names as engine_backends
+
+        # The engine's names (ifma, avx512f...) are no RSA kernels: native picks among its code paths itself.
+        hint = f" ({name!r} is a backend of the engine, for vdf and timelock; native picks IFMA, AVX-512F or " \
+            f"scalar code itself)" if name in engine_backends() else ""
+        raise ParameterError("backend", f"unknown backend {name!r}; choose one of: "
+                                        f"{', '.join(backend_names())}{hint}") from None
     if callable(target):
         return target
     loaded = _LOADED.get((name, target))
