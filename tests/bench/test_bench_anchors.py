@@ -70,9 +70,24 @@ def test_environment_variables(tmp_path: Path) -> None:
     env = AnchorEnv.from_environ({"MODFORGE_BENCH_CACHE": str(tmp_path), "CC": "gcc -m64", "M4": "gm4",
                                   "MODFORGE_LIBCRYPTO": "/x/libcrypto.so.3"}, build=False)
     assert (env.cache_dir, env.cc, env.m4, env.libcrypto, env.build) == \
-        (tmp_path, "gcc -m64", "gm4", Path("/x/libcrypto.so.3"), False)
+        (tmp_path / "anchors", "gcc -m64", "gm4", Path("/x/libcrypto.so.3"), False)
     default = AnchorEnv.from_environ({"XDG_CACHE_HOME": str(tmp_path)})
     assert default.cache_dir == tmp_path / "modforge" / "anchors" and default.m4 is None and default.cc == "cc"
+
+
+def test_one_bench_cache_variable_for_anchors_and_rsa_keys(tmp_path: Path) -> None:
+    """MODFORGE_BENCH_CACHE was the anchors' directory for `bench vdf` but the parent of rsa-keys/ for `bench rsa`
+    and `bench ct`: set to its documented default, it moved the RSA keys (and regenerated them)."""
+    from modforge.bench.rsa import cache_dir as rsa_key_dir
+
+    unset = {"HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    default = (tmp_path / "xdg" / "modforge" / "anchors", tmp_path / "xdg" / "modforge" / "rsa-keys")
+    assert (AnchorEnv.from_environ(unset).cache_dir, rsa_key_dir(unset)) == default
+    at_default = dict(unset, MODFORGE_BENCH_CACHE=str(tmp_path / "xdg" / "modforge"))
+    assert (AnchorEnv.from_environ(at_default).cache_dir, rsa_key_dir(at_default)) == default
+    elsewhere = dict(unset, MODFORGE_BENCH_CACHE=str(tmp_path / "b"))
+    assert (AnchorEnv.from_environ(elsewhere).cache_dir, rsa_key_dir(elsewhere)) == \
+        (tmp_path / "b" / "anchors", tmp_path / "b" / "rsa-keys")
 
 
 def test_gather_lists_ours_and_reports_missing_backends(tmp_path: Path) -> None:

@@ -14,8 +14,8 @@ a notice and records under ``skipped``.
 
 Environment (all optional):
 
-``MODFORGE_BENCH_CACHE``  cache directory (default ``$XDG_CACHE_HOME/modforge/anchors``,
-                          i.e. ``~/.cache/modforge/anchors``)
+``MODFORGE_BENCH_CACHE``  the benchmarks' cache root (default ``$XDG_CACHE_HOME/modforge``, i.e.
+                          ``~/.cache/modforge``); the anchors are built in its ``anchors/``
 ``CC``                    C compiler (default ``cc``)
 ``M4``                    m4 for GMP's configure (default: ``m4`` on PATH, else pym4,
                           the pure-Python GNU m4, fetched from PyPI into the cache)
@@ -83,6 +83,20 @@ class AnchorProgram:
     build: dict = field(default_factory=dict)
 
 
+def bench_cache_dir(area: str, environ: Mapping[str, str] | None = None) -> Path:
+    """``<root>/<area>`` for the benchmarks' caches (``anchors``, ``rsa-keys``).  ``MODFORGE_BENCH_CACHE`` is
+    the root of both, by default ``$XDG_CACHE_HOME/modforge`` (``~/.cache/modforge``), where `cache list`
+    finds them: set to that default it changes nothing.  (It used to be the anchors' directory itself for
+    `bench vdf` and the parent of ``rsa-keys`` for `bench rsa`.)"""
+    env = os.environ if environ is None else environ
+    if env.get("MODFORGE_BENCH_CACHE"):
+        return Path(env["MODFORGE_BENCH_CACHE"]).expanduser() / area
+    base = env.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):     # the XDG spec: a relative value is to be ignored (as fileio.user_cache_dir)
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "modforge" / area
+
+
 @dataclass(frozen=True)
 class AnchorEnv:
     """Where and with what the anchors are built; :meth:`from_environ` reads the variables above."""
@@ -100,13 +114,8 @@ class AnchorEnv:
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None, *, build: bool = True) -> "AnchorEnv":
         env = os.environ if environ is None else environ
-        if env.get("MODFORGE_BENCH_CACHE"):
-            cache = Path(env["MODFORGE_BENCH_CACHE"])
-        else:
-            base = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-            cache = base / "modforge" / "anchors"
         return cls(
-            cache_dir=cache.expanduser(),
+            cache_dir=bench_cache_dir("anchors", env),
             cc=env.get("CC") or "cc",
             m4=env.get("M4") or None,
             gmp_source=Path(env["MODFORGE_GMP_SRC"]) if env.get("MODFORGE_GMP_SRC") else None,

@@ -27,8 +27,8 @@ makes is verified with ``cryptography`` after the loop and before the round
 counts; a failure is an error (the command exits 1).
 
 Keys are generated once per size with ``cryptography`` (e = 65537) and cached
-as PKCS#8 PEM (mode 0600) in ``$MODFORGE_BENCH_CACHE/rsa-keys`` (default
-``$XDG_CACHE_HOME/modforge/rsa-keys``), never in the source tree.
+as PKCS#8 PEM (mode 0600) in ``$MODFORGE_BENCH_CACHE/rsa-keys`` (the variable defaults to
+``$XDG_CACHE_HOME/modforge``, as for the anchors), never in the source tree.
 """
 
 from __future__ import annotations
@@ -103,11 +103,9 @@ class RsaBenchParams:
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get("MODFORGE_BENCH_CACHE"):
-        return Path(env["MODFORGE_BENCH_CACHE"]) / "rsa-keys"
-    base = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "modforge" / "rsa-keys"
+    from .anchors import bench_cache_dir
+
+    return bench_cache_dir("rsa-keys", environ)
 
 
 def bench_key(bits: int, directory: Path | None = None, notice: Notice | None = None):

@@ -112,7 +112,7 @@ def vdf(bits_text: str, repeats: int, seconds: float, as_json: bool, markdown: b
     """ns per modular squaring (x -> x^2 mod N) for our backends and the anchors, side by side.
 
     Native anchors are built once for this machine into a cache directory
-    ($MODFORGE_BENCH_CACHE, default ~/.cache/modforge/anchors); an anchor that
+    ($MODFORGE_BENCH_CACHE/anchors, default ~/.cache/modforge/anchors); an anchor that
     cannot be built or found is skipped with a notice.  Every result is checked
     against gmpy2: a wrong one makes the command exit 1.
     """
