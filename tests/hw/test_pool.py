@@ -43,11 +43,39 @@ def test_an_interrupt_does_not_wait_for_the_queue() -> None:
     assert len(finished) <= 3, f"{len(finished)} of the 10 naps ran"
 
 
+def _sigint_ignored(_: int) -> bool:
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
 def test_workers_take_the_default_sigterm() -> None:
     old = signal.signal(signal.SIGTERM, _parent_handler)
     try:
         with worker_pool(2) as pool:
             assert set(pool.map(_sigterm_handler_name, range(4))) == {"default"}
+            # A terminal's Ctrl-C reaches the workers too; the parent decides.
+            assert set(pool.map(_sigint_ignored, range(4))) == {True}
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_waiting_stops_the_pool_between_its_calls(sig: int) -> None:
+    """The signal is only recorded where it lands (inside ``concurrent.futures`` an interrupt could leave
+    a lock held and the shutdown would wait for it for ever); ``completed`` raises it within its poll."""
+    from modforge.interrupts import completed
+
+    old = signal.signal(signal.SIGTERM, _parent_handler)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with worker_pool(2) as pool:
+                futures = [pool.submit(_nap, 1.0) for _ in range(10)]
+                os.kill(os.getpid(), sig)
+                time.sleep(0.01)                     # recorded, not raised: we get here
+                for _ in completed(futures):
+                    pytest.fail("a nap finished before the interrupt was seen")
+        assert time.monotonic() - start < 2.0
+        assert signal.getsignal(signal.SIGTERM) is _parent_handler, "the pool did not give back the handler"
     finally:
         signal.signal(signal.SIGTERM, old)
 

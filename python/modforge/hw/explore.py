@@ -17,12 +17,12 @@ from __future__ import annotations
 import csv
 import json
 import time
-from concurrent.futures import as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from ..arith.base import ParameterError
+from ..interrupts import completed
 from ..inttext import brief
 from .pool import worker_pool
 
@@ -92,7 +92,7 @@ def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
     else:
         with worker_pool(jobs) as ex:
             futs = {ex.submit(run_point, p, target): p for p in points}
-            for f in as_completed(futs):
+            for f in completed(futs):
                 rows[futs[f]] = f.result()
                 if progress:
                     progress(rows[futs[f]])

@@ -7,7 +7,9 @@ Two things a bare ``ProcessPoolExecutor`` gets wrong when the run is stopped (Ct
 * forked workers inherit the parent's SIGTERM handler, so a SIGTERM to the process group only turned
   each worker's current task into an error and the workers went on with the queue.
 
-:func:`worker_pool` cancels what is queued, stops the workers, and gives them the default SIGTERM.
+:func:`worker_pool` cancels what is queued, stops the workers, and gives them the default SIGTERM (and
+SIGINT ignored: the parent decides).  Its callers wait with :func:`modforge.interrupts.completed`, so
+that the interrupt lands between the pool's calls, never inside them.
 A stopped worker dies at once, without unwinding, so two things it started would outlive it:
 
 * the tool it was running (Yosys, Verilator, a simulation): tools go through :func:`run_tool`, which
@@ -29,6 +31,8 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
+
+from ..interrupts import DeferredInterrupts
 
 PR_SET_PDEATHSIG = 1    # <linux/prctl.h>
 
@@ -57,6 +61,8 @@ def _pdeathsig_setter() -> Callable[[], None] | None:
 def _worker_init(temporary_root: str) -> None:
     global _die_with_worker
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # A terminal's Ctrl-C reaches the whole process group; the parent stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_worker = _pdeathsig_setter()
     tempfile.tempdir = temporary_root
 
@@ -74,19 +80,26 @@ def run_tool(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
 
 @contextmanager
 def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """The pool, under :class:`~modforge.interrupts.DeferredInterrupts`: callers wait for its futures with
+    :func:`modforge.interrupts.completed`, which looks for Ctrl-C / SIGTERM between its calls into the pool
+    (an interrupt raised inside them could leave a lock held that the shutdown below then waits for)."""
     temporary_root = tempfile.mkdtemp(prefix="modforge-pool-")
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(temporary_root,))
     try:
-        try:
-            yield pool
-        except BaseException:
-            # The tasks already running would otherwise hold the exit for their whole length.
-            running = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for process in running:
-                process.terminate()
+        with DeferredInterrupts() as interrupts:
+            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(temporary_root,))
+            try:
+                yield pool
+            except BaseException as exc:
+                # The tasks already running would otherwise hold the exit for their whole length.
+                running = list((getattr(pool, "_processes", None) or {}).values())
+                pool.shutdown(wait=False, cancel_futures=True)
+                for process in running:
+                    process.terminate()
+                pool.shutdown(wait=True)
+                if interrupts.requested is not None and not isinstance(exc, KeyboardInterrupt):
+                    # A SIGTERM to the whole process group also ended the workers: still an interrupt.
+                    raise KeyboardInterrupt from exc
+                raise
             pool.shutdown(wait=True)
-            raise
-        pool.shutdown(wait=True)
     finally:
         shutil.rmtree(temporary_root, ignore_errors=True)

@@ -675,13 +675,12 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
     cached_all = True
     work = [([(p.module, p.rtlil) for p in b], target) for b in batches]
     if jobs > 1 and len(work) > 1:
-        from concurrent.futures import as_completed
-
+        from ..interrupts import completed
         from .pool import worker_pool
 
         with worker_pool(jobs) as ex:
             futs = {ex.submit(_synth_batch, w): w for w in work}
-            for f in as_completed(futs):
+            for f in completed(futs):
                 doc = f.result()
                 results.update(doc["modules"])
                 secs += doc["seconds"]
