@@ -27,9 +27,13 @@ Kernels (``backend=``):
   (its cost depends on operand sizes, and ``%`` divides), so this path does
   not resist a timing attacker; it fixes the operation sequence the native
   kernel must follow and checks it.
-* ``native``: ``modforge.native.rsa_crt_halves``, the Rust constant-time kernel
-  (IFMA fold exponentiation with fixed windows and masked table scans; see
-  docs/native.md, "The RSA kernel").
+* ``native``: ``modforge.native.rsa_crt_halves``, the Rust constant-time kernel:
+  fixed windows and masked table scans on the fastest code path this CPU has
+  (``HalfKernel::best`` in native/src/rsa.rs): the IFMA fold where the CPU has
+  AVX-512 IFMA, else the 32-bit-product fold of the ``avx512f`` backend
+  (``vpmuludq``) where it has AVX-512F, else scalar almost-Montgomery products
+  (MULX/ADX where present); see docs/rsa.md, "The native kernel", and
+  docs/native.md, "The RSA kernel".
 * ``auto``: ``native`` when it is available, else ``python``.
 
 Other kernels join with :func:`register_backend` (tests use it to inject
