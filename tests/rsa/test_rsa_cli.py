@@ -249,3 +249,13 @@ def test_under_the_modforge_command(keys) -> None:
     assert "rsa" in run("--help", group=cli).stdout
     # issue 5's `modforge rsa bench` is the benchmark's own command (`modforge bench rsa`), not a copy
     assert "bench" in run("--help").stdout and run("bench", "--help").exit_code == 0
+
+
+@pytest.mark.parametrize("command, schemes, others", [("sign", "pkcs1v15 and pss", "oaep"),
+                                                      ("verify", "pkcs1v15 and pss", "oaep"),
+                                                      ("encrypt", "oaep", "pss"), ("decrypt", "oaep", "pss")])
+def test_hash_help_names_the_commands_own_schemes(command: str, schemes: str, others: str) -> None:
+    """`rsa encrypt --help` said --hash was "for pkcs1v15, pss and oaep"; encrypt has raw and oaep only."""
+    res = run(command, "--help")
+    text = " ".join(res.stdout.split())                   # click wraps the help
+    assert res.exit_code == 0 and f"Hash for {schemes}" in text and others not in text.split("--hash")[1][:120]

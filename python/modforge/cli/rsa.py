@@ -23,7 +23,9 @@ from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup, parse_int
 
 SIGN_SCHEMES = "raw|pkcs1v15|pss"
 ENCRYPT_SCHEMES = "raw|oaep"
-HASH_HELP = "Hash for pkcs1v15, pss and oaep: sha256 (default), sha384 or sha512. Not with raw."
+# Each command names its own schemes: encrypt and decrypt have no pkcs1v15 or pss.
+SIGN_HASH_HELP = "Hash for pkcs1v15 and pss: sha256 (default), sha384 or sha512. Not with raw."
+ENCRYPT_HASH_HELP = "Hash for oaep (the label hash and MGF1): sha256 (default), sha384 or sha512. Not with raw."
 
 
 class RsaGroup(ErrorExitGroup):
@@ -201,7 +203,7 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
 @click.option("--progress/--no-progress", "progress", default=None,
               help="With --batch: show a progress bar (default: when stderr is a terminal).")
 @click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")
-@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--hash", "hash_name", metavar="NAME", help=SIGN_HASH_HELP)
 @click.option("--salt-length", "salt_text", metavar="N|max", help="PSS salt bytes (default: the hash length).")
 @click.option("--backend", default="auto", show_default=True,
               help="Kernel of the private-key exponentiations: auto, python or native.")
@@ -302,7 +304,7 @@ def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, p
 @click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False), help="The signed file.")
 @click.option("--sig", "sig_path", required=True, type=click.Path(dir_okay=False), help="The signature file.")
 @click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")
-@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--hash", "hash_name", metavar="NAME", help=SIGN_HASH_HELP)
 @click.option("--salt-length", "salt_text", metavar="N|auto",
               help="PSS salt bytes expected (default: the hash length; auto: any).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -340,7 +342,7 @@ def _label(text: str | None) -> bytes:
 @click.option("--in", "in_path", required=True, type=click.Path(dir_okay=False), help="Plaintext file.")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Ciphertext file (k bytes).")
 @click.option("--scheme", required=True, metavar=ENCRYPT_SCHEMES, help="Encryption scheme.")
-@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--hash", "hash_name", metavar="NAME", help=ENCRYPT_HASH_HELP)
 @click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None, label: str | None,
@@ -370,7 +372,7 @@ def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_na
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Plaintext file to write (mode 0600).")
 @click.option("--scheme", required=True, metavar=ENCRYPT_SCHEMES, help="Encryption scheme.")
-@click.option("--hash", "hash_name", metavar="NAME", help=HASH_HELP)
+@click.option("--hash", "hash_name", metavar="NAME", help=ENCRYPT_HASH_HELP)
 @click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
 @click.option("--backend", default="auto", show_default=True,
               help="Kernel of the private-key exponentiations: auto, python or native.")
