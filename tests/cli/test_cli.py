@@ -283,3 +283,41 @@ def test_a_number_is_ascii_decimal_or_0x_hex_and_nothing_else(text: str, hint: s
     assert res.exit_code == 2 and res.stderr == expected + "\n", res.stderr
     res = CliRunner().invoke(cli, ["algos", "--bits", text])
     assert res.exit_code == 2 and "not a decimal or 0x-hex integer" in res.stderr, res.stderr
+
+
+def test_demo_shows_the_commands_it_runs_and_each_notice_once(monkeypatch, capsys) -> None:
+    """It showed `$ modforge bench vdf ... --json` and then a table of its own, repeating the benchmark's
+    'skipped engine-ifma' notice; `timelock solve --json` was shown, and a line of its own printed."""
+    import shlex
+    import subprocess
+    from pathlib import Path
+
+    from modforge.cli import demo
+
+    runs: list[list[str]] = []
+    given: dict[str, str] = {}
+
+    def fake_run(cmd, text, stdout=None):
+        args = cmd[3:]
+        runs.append(args)
+        assert stdout is None, "output read behind the user's back"
+        if args[:2] == ["timelock", "create"]:
+            given["message"] = args[args.index("--message") + 1]
+            Path(args[args.index("--out") + 1]).write_text(json.dumps({"n": "0x" + "c5" * 32, "t": "0x10"}))
+        elif args[:2] == ["timelock", "solve"]:
+            Path(args[args.index("--output") + 1]).write_text(given["message"])
+        elif args[:2] == ["bench", "vdf"]:
+            print("skipped engine-ifma: backend registered but not supported here")
+        return subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setenv("COLUMNS", "400")                 # rich: one line per command shown
+    monkeypatch.setattr(demo.subprocess, "run", fake_run)
+    assert demo.run_main_job("1s", 256) == 0
+    out = capsys.readouterr().out
+    shown = [line.removeprefix("$ modforge ") for line in out.splitlines() if line.startswith("$ modforge ")]
+    assert shown == [" ".join(shlex.quote(a if len(a) <= 40 else a[:18] + "..." + a[-6:]) for a in args)
+                     for args in runs]
+    assert [args[:2] for args in runs] == [["timelock", "create"], ["timelock", "solve"], ["vdf", "eval"],
+                                           ["vdf", "verify"], ["bench", "vdf"]]
+    assert not any("--json" in args for args in runs)
+    assert out.count("skipped engine-ifma") == 1 and "payload recovered, proof verified" in out
