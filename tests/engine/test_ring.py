@@ -111,3 +111,30 @@ def test_sqr_n_trace_keeps_every_step(backend: str) -> None:
         ring.sqr_n_trace(2, 1, -1)
     with pytest.raises(ParameterError, match=r"^x: operand out of range"):
         ring.sqr_n_trace(n, 1, 1)
+
+
+class _NoSuchHardware:
+    """A registered backend whose instructions this CPU lacks."""
+
+    @staticmethod
+    def supported() -> bool:
+        return False
+
+
+def test_a_backend_this_cpu_lacks_is_refused_in_one_wording_everywhere(monkeypatch) -> None:
+    """ModRing (and so timelock) said "'X' is not supported on this machine", vdf "'X' is not available on this
+    machine; available: ...": now the latter, from engine.check_backend, for all of them."""
+    from click.testing import CliRunner
+
+    from modforge.cli.main import cli
+    from modforge.engine import backends
+
+    monkeypatch.setitem(backends._BACKENDS, "nohw", f"{__name__}:_NoSuchHardware")
+    line = f"backend: 'nohw' is not available on this machine; available: {', '.join(['auto', *BACKENDS])}"
+    with pytest.raises(ParameterError) as exc:
+        ModRing(vdf_alliance_modulus(), backend="nohw")
+    assert str(exc.value) == line
+    for args in (["timelock", "info", "lcs35-toy", "--backend", "nohw"],
+                 ["vdf", "eval", "--modulus", "vdf-alliance", "--x", "2", "--t", "4", "--backend", "nohw"]):
+        res = CliRunner().invoke(cli, args)
+        assert res.exit_code == 2 and res.stderr == f"modforge: error: {line}\n", res.output

@@ -67,18 +67,11 @@ def parse_x(group, text: str) -> int:
 
 
 def check_backend(name: str) -> str:
-    """``auto`` or a backend the engine knows and this machine runs; ParameterError (exit 2) otherwise."""
-    from ..engine import available_backends, backend_names
-    from ..engine.backends import SIM_PREFIX
+    """``auto`` or a backend the engine knows and this machine runs; ParameterError (exit 2) otherwise (a
+    ``sim:<design>`` is validated as the engine loads it)."""
+    from ..engine import check_backend as engine_check
 
-    if name.startswith(SIM_PREFIX):
-        return name  # a simulated design: the engine loads (and validates) it on first use
-    if name not in backend_names():
-        raise ParameterError("backend", f"unknown backend {name!r}; choose one of: {', '.join(backend_names())}")
-    if name != "auto" and name not in available_backends():
-        raise ParameterError("backend", f"{name!r} is not available on this machine; available: "
-                                        f"{', '.join(['auto', *available_backends()])}")
-    return name
+    return engine_check(name)
 
 
 def memory_bytes(mib: int) -> int:

@@ -6,7 +6,7 @@ on canonical Python integers.  Backends are loaded only when asked for (see
 backend is imported only by those who use it.
 """
 
-from .backends import available_backends, backend_names
+from .backends import available_backends, backend_names, check_backend
 from .ring import ModRing
 
-__all__ = ["ModRing", "available_backends", "backend_names"]
+__all__ = ["ModRing", "available_backends", "backend_names", "check_backend"]

@@ -51,22 +51,38 @@ def _resolve(name: str) -> Any:
     return getattr(module, cls)
 
 
+def _runs_here(name: str) -> bool:
+    """Whether the registered backend ``name`` imports and the CPU has its instructions."""
+    try:
+        cls = _resolve(name)
+    except ImportError:
+        return False
+    return getattr(cls, "supported", lambda: True)()
+
+
 def available_backends() -> list[str]:
     """Backends this machine can run (import works and the CPU has the instructions)."""
-    out = []
-    for name in _BACKENDS:
-        try:
-            cls = _resolve(name)
-        except ImportError:
-            continue
-        if getattr(cls, "supported", lambda: True)():
-            out.append(name)
-    return out
+    return [name for name in _BACKENDS if _runs_here(name)]
+
+
+def check_backend(name: str) -> str:
+    """``name`` when it is ``auto``, a ``sim:<design>`` (checked as it loads) or a backend this machine runs;
+    otherwise a ParameterError, worded here for every command and ModRing alike."""
+    if not isinstance(name, str):
+        raise ParameterError("backend", f"must be a backend name (a string), got {type(name).__name__}")
+    if name == "auto" or name.startswith(SIM_PREFIX):
+        return name
+    if name not in _BACKENDS:
+        _resolve(name)                  # unknown: its error lists the names
+    if not _runs_here(name):
+        # Known, but the CPU lacks its instructions (or the native extension is not built): say what runs.
+        raise ParameterError("backend", f"{name!r} is not available on this machine; available: "
+                                        f"{', '.join(['auto', *available_backends()])}")
+    return name
 
 
 def load(name: str, modulus: int) -> Any:
-    if not isinstance(name, str):
-        raise ParameterError("backend", f"must be a backend name (a string), got {type(name).__name__}")
+    check_backend(name)
     if name.startswith(SIM_PREFIX):
         module_name, _, cls = _SIM_TARGET.partition(":")
         try:
@@ -82,7 +98,4 @@ def load(name: str, modulus: int) -> Any:
                 return _resolve(candidate)(modulus)
             except ValueError:
                 continue  # this modulus is outside the backend's width range: take the next best
-    cls = _resolve(name)
-    if not getattr(cls, "supported", lambda: True)():
-        raise ParameterError("backend", f"{name!r} is not supported on this machine")
-    return cls(modulus)
+    return _resolve(name)(modulus)
