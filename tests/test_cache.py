@@ -403,3 +403,16 @@ def test_hardware_builds_are_listed_where_the_hardware_flow_keeps_them(cache_hom
     (elsewhere / "ozturk-64-0123" / "design.v").write_text("// generated\n")
     monkeypatch.setenv("MODFORGE_HW_CACHE", str(elsewhere))
     assert [f"{i.area}/{i.name}" for i in scan(areas=("hw",))] == ["hw/ozturk-64-0123"]
+
+
+def test_a_run_in_use_before_its_first_checkpoint_says_so(cache_home) -> None:
+    """The state column read "in use;" (the detail after it empty) while a run had written no checkpoint."""
+    key = rsa(512)
+    group = key.group
+    session = Session(user_cache_dir("vdf"), group, group.hash_to_group(b"no checkpoint yet"), T, ["wesolowski"])
+    with session.lock():
+        [item] = [i for i in scan(areas=("vdf",)) if i.name == session.stem]
+        assert item.in_use and item.detail == "no checkpoint yet"
+        res = CliRunner().invoke(cli, ["cache", "list", "vdf"], env={"COLUMNS": "300"})
+        [line] = [line for line in res.output.splitlines() if session.stem in line]
+        assert line.rstrip(" │").endswith("in use; no checkpoint yet"), res.output

@@ -190,6 +190,9 @@ def _describe_state(item: Item) -> str:
         doc = _read_json(progress[0]) or {}
         if isinstance(doc.get("next_bit"), int) and isinstance(doc.get("kappa"), int) and doc["kappa"]:
             parts.append(f"proof: {doc['kappa'] - doc['next_bit']} of {doc['kappa']} bits done")
+    if not checkpoints and not progress:
+        # A run that has not reached its first save (or was killed before it): a lock file, maybe a plan.
+        parts.append("no checkpoint yet")
     corrupt = sum(p.name.endswith(".corrupt") for p in item.paths)
     if corrupt:
         parts.append(f"{corrupt} set-aside damaged file{'s' * (corrupt > 1)}")

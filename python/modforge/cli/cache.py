@@ -125,7 +125,7 @@ def _print_table(root, items, every_item: bool) -> None:
     for item in items:
         if every_item or item.area in STATE_AREAS + (DIR_AREA,):
             rows.append((item.area, item.name, len(item.paths), item.size, item.modified,
-                         ("in use; " if item.in_use else "") + item.detail))
+                         "; ".join(part for part in ("in use" if item.in_use else "", item.detail) if part)))
         else:
             summary = summaries.setdefault(item.area, [item.area, "", 0, 0, 0.0, 0])
             summary[2] += len(item.paths)
