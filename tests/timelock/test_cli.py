@@ -136,7 +136,10 @@ def test_info_reports_parameters_estimate_and_progress(tmp_path) -> None:
     assert doc["checkpoint"]["step"] == hex(2000) and not doc["checkpoint"]["done"]
     text = run("info", "lcs35", "--checkpoint-dir", ck).stdout
     assert "step 2000 of 79685186856218" in text and "this host" in text
-    assert re.search(r"\(error check ~0\.\d\d% included\)", text), text
+    # The bound is 2 %; the prediction comes from a timed sample, so a loaded machine moves it
+    # (1.11 % once beside a second test worker; usually 0.3-0.9 %).
+    check = re.search(r"\(error check ~(\d+\.\d\d)% included\)", text)
+    assert check and float(check[1]) <= 2.0, text
     # Ten squarings: the check's fixed cost is several times the work, said as a factor, not "1346%".
     toy = run("info", "lcs35-toy", "--checkpoint-dir", ck).stdout
     assert re.search(r"the error check's fixed cost, \d+x the squarings themselves, included", toy), toy
