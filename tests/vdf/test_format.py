@@ -13,6 +13,7 @@ from modforge.engine import ModRing
 from modforge.vdf import (Proof, ProofFailed, evaluate, make_plans, prove, read_checkpoints, read_proof, run,
                           verify, write_checkpoints, write_proof)
 from modforge.vdf.formats import atomic_write_text, read_json
+from modforge.vdf.group import Reject
 from modforge.vdf.parallel import ProofPool, WorkerError
 
 from .helpers import rsa
@@ -138,3 +139,45 @@ def test_a_failing_helper_is_reported() -> None:
     with ProofPool(ring, workers=1) as pool:
         with pytest.raises(WorkerError, match="proof worker .* failed"):
             pool.run("fold", [([1, 2, 3], []), ([1], [])])     # 3 values for 0 challenges: the worker raises
+
+
+def test_a_checkpoints_file_without_end_is_refused_at_its_limit(monkeypatch) -> None:
+    """``/dev/zero`` has no size: it was read until the kernel killed the process (64 GiB limit on a 24 GB
+    machine).  The limit is now a sixteenth of the machine's memory, and a read that runs out of memory is
+    a clear refusal too."""
+    from modforge.vdf import formats
+
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert formats.checkpoints_file_limit() <= max(256 << 20, memory // 16)
+    monkeypatch.setattr(formats, "checkpoints_file_limit", lambda: 4 << 20)
+    with pytest.raises(ParameterError, match=r"^checkpoints: /dev/zero: more than the 4194304-byte limit"):
+        read_checkpoints("/dev/zero")
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(formats, "read_bounded", out_of_memory)
+    with pytest.raises(ParameterError, match=r"^checkpoints: .* too large to read in the memory"):
+        read_checkpoints("/dev/zero")
+
+
+@pytest.mark.parametrize("reader", ["proof", "checkpoints"])
+def test_a_bits_field_of_thousands_of_digits_is_an_invalid_document(tmp_path, reader: str) -> None:
+    """A 5001-digit 'bits' reached an f-string before its range check: a ValueError traceback."""
+    key = rsa(512)
+    g = key.group
+    r = run(g, 2, 500, "wesolowski", backend="gmp", workers=0, keep=("wesolowski",))
+    path = tmp_path / "doc.json"
+    if reader == "proof":
+        write_proof(path, r.proof)
+    else:
+        write_checkpoints(path, r.evaluation)
+    path.write_text(path.read_text().replace('"bits":512', '"bits":1' + "0" * 5000)
+                    .replace('"bits": 512', '"bits": 1' + "0" * 5000))
+    assert "0" * 5000 in path.read_text()
+    if reader == "proof":
+        with pytest.raises(Reject, match=r"field 'bits' is a \d+-bit number, more than the 16384 bits"):
+            read_proof(path)
+    else:
+        with pytest.raises(ParameterError, match=r"field 'bits' is a \d+-bit number, more than the 16384"):
+            read_checkpoints(path)

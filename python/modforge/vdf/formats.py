@@ -34,7 +34,7 @@ from ..fileio import InputTooLarge, atomic_write, read_bounded
 from ..inttext import brief, decimal_to_int
 from .evaluation import MAX_T, Evaluation
 from .fiat_shamir import PROOF_TYPES
-from .group import Group, Reject
+from .group import MAX_MODULUS_BITS, Group, Reject
 from .plan import CostModel, PietrzakPlan, WesolowskiPlan, best_window, pietrzak_lengths
 
 PROOF_FORMAT = "modforge-vdf-proof"
@@ -174,6 +174,9 @@ def parse_statement(doc: dict) -> tuple[Group, int, int, int]:
     bits = doc["bits"]
     if not _is_json_int(bits) or bits < 1:
         raise Reject(f"field 'bits' must be a positive JSON integer, got {brief(bits)}")
+    if bits > MAX_MODULUS_BITS:
+        # Before any width is derived from it (a 5000-digit 'bits' once reached an f-string: a traceback).
+        raise Reject(f"field 'bits' is {brief(bits)}, more than the {MAX_MODULUS_BITS} bits a modulus may have")
     nbytes = (bits + 7) // 8
     modulus = parse_element("modulus", doc["modulus"], nbytes)
     if modulus.bit_length() != bits:
@@ -230,6 +233,8 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
         raise
     except InputTooLarge as exc:
         raise ParameterError(what, str(exc)) from None
+    except MemoryError:
+        raise ParameterError(what, f"{p} is too large to read in the memory this process may use") from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ParameterError(what, f"cannot read {p}: {reason}") from None
@@ -238,6 +243,8 @@ def read_json(path: str | os.PathLike, *, limit: int = MAX_PROOF_FILE_BYTES, wha
         # field is an invalid document, refused by that field's check.
         return json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constants,
                           parse_int=decimal_to_int)
+    except MemoryError:
+        raise ParameterError(what, f"{p} is too large to read in the memory this process may use") from None
     except json.JSONDecodeError as exc:
         raise ParameterError(what, f"{p} is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
@@ -275,10 +282,23 @@ def write_checkpoints(path: str | os.PathLike, ev: Evaluation) -> None:
     atomic_write_text(path, json.dumps(checkpoints_document(ev), separators=(",", ":")) + "\n")
 
 
+def checkpoints_file_limit() -> int:
+    """The largest checkpoints file read: a sixteenth of this machine's memory (reading holds the pieces
+    and their join, then the text and the parsed numbers, several times the file; the file is about twice
+    the ``--memory`` that wrote it), at least 256 MiB, at most 64 GiB.  With the old fixed 64 GiB a file
+    with no size (``/dev/zero``, a pipe) was read until the kernel killed the process (22 GB on a 24 GB
+    machine)."""
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        memory = 1 << 36
+    return max(256 << 20, min(1 << 36, memory // 16))
+
+
 def read_checkpoints(path: str | os.PathLike) -> Evaluation:
     """An Evaluation from a checkpoints file; ParameterError (exit 2) for any problem with the file."""
     try:
-        return _evaluation_from_document(read_json(path, limit=1 << 36, what="checkpoints"))
+        return _evaluation_from_document(read_json(path, limit=checkpoints_file_limit(), what="checkpoints"))
     except Reject as exc:
         raise ParameterError("checkpoints", f"{path}: {exc.reason}") from None
 
