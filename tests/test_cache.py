@@ -403,6 +403,15 @@ def test_hardware_builds_are_listed_where_the_hardware_flow_keeps_them(cache_hom
     (elsewhere / "ozturk-64-0123" / "design.v").write_text("// generated\n")
     monkeypatch.setenv("MODFORGE_HW_CACHE", str(elsewhere))
     assert [f"{i.area}/{i.name}" for i in scan(areas=("hw",))] == ["hw/ozturk-64-0123"]
+    # And by the command, which passed the cache root down and so looked in <root>/hw instead.
+    bench = tmp_path / "bench-cache"
+    (bench / "anchors" / "gmp-0123").mkdir(parents=True)
+    (bench / "anchors" / "gmp-0123" / "libgmp.a").write_bytes(b"x" * 10)
+    monkeypatch.setenv("MODFORGE_BENCH_CACHE", str(bench))
+    listed = CliRunner().invoke(cli, ["cache", "list", "hw", "anchors", "--json"])
+    assert listed.exit_code == 0, listed.output
+    names = sorted(f"{i['area']}/{i['name']}" for i in json.loads(listed.stdout)["items"])
+    assert names == ["anchors/gmp-0123", "hw/ozturk-64-0123"], listed.stdout
 
 
 def test_a_run_in_use_before_its_first_checkpoint_says_so(cache_home) -> None:

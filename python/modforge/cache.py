@@ -260,11 +260,7 @@ def scan(root: Path | None = None, areas: tuple[str, ...] = AREAS,
     holders = _flock_holders()
     items: list[Item] = []
     for area in areas:
-        directory = root / area
-        if area == "hw" and default:
-            from .hw.paths import cache_root as hw_cache_root
-
-            directory = hw_cache_root()         # $MODFORGE_HW_CACHE, or .cache/modforge-hw in a checkout
+        directory = _area_directory(area, root) if default else root / area
         try:
             items.extend(_group(area, directory, holders))
         except (FileNotFoundError, NotADirectoryError):
@@ -273,6 +269,21 @@ def scan(root: Path | None = None, areas: tuple[str, ...] = AREAS,
             if errors is not None:
                 errors.append((area, exc.strerror or str(exc)))
     return items
+
+
+def _area_directory(area: str, root: Path) -> Path:
+    """Where ``area`` lives when nothing overrides it: ``root/area``, except the caches that have their
+    own setting (the hardware builds: ``$MODFORGE_HW_CACHE``, or ``.cache/modforge-hw`` in a checkout; the
+    benchmarks' ``anchors`` and ``rsa-keys``: under ``$MODFORGE_BENCH_CACHE``)."""
+    if area == "hw":
+        from .hw.paths import cache_root as hw_cache_root
+
+        return hw_cache_root()
+    if area in ("anchors", "rsa-keys"):
+        from .bench.anchors import bench_cache_dir
+
+        return bench_cache_dir(area)
+    return root / area
 
 
 def scan_directory(directory: Path) -> list[Item]:

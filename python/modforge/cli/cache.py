@@ -63,8 +63,9 @@ def _collect(areas: tuple[str, ...], allowed: tuple[str, ...], directory: str | 
     from ..cache import DIR_AREA, cache_root, scan, scan_directory
 
     if directory is None:
-        root = cache_root()
-        return root, scan(root, _areas(areas, allowed), errors)
+        # scan's own default, not root: the areas with their own setting (hw, anchors, rsa-keys) are found
+        # where that setting puts them (passing the root listed no hardware build at all).
+        return cache_root(), scan(None, _areas(areas, allowed), errors)
     if areas:
         raise ParameterError("dir", "give either AREA... or --dir DIR, not both")
     path = Path(directory)
