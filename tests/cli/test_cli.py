@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import gmpy2
@@ -212,7 +213,7 @@ def test_every_number_option_takes_hex_and_every_seconds_option_refuses_nan() ->
     assert run("algos", "--bits", "0x400", "--json").stdout == run("algos", "--bits", "1024", "--json").stdout
 
 
-@pytest.mark.parametrize("args", [("timelock", "info", "lcs35-toy"), ("algos",)])     # click's echo; rich's console
+@pytest.mark.parametrize("args", [("timelock", "info", "lcs35-toy"), ("algos",), ("--help",), ("--version",)])
 def test_a_reader_that_goes_away_is_not_an_error(args) -> None:
     """`modforge ... | head -1`: exit 141 (as for SIGPIPE) and nothing on stderr."""
     import subprocess
@@ -223,6 +224,20 @@ def test_a_reader_that_goes_away_is_not_an_error(args) -> None:
     proc.stdout.close()             # before the interpreter has even started: every write fails
     stderr = proc.stderr.read()
     assert proc.wait(timeout=60) == 141 and stderr == b"", stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("vdf", "--help"), ("algos",)])
+def test_a_full_standard_output_is_a_clear_error(args) -> None:
+    """Top-level --help and --version print while the arguments are parsed, before the handlers that turn
+    an OSError into one line: they gave a traceback on a full disk."""
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-c", "from modforge.cli.main import cli; cli(prog_name='modforge')",
+                               *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr == "modforge: error: No space left on device\n", proc.stderr
 
 
 def test_only_a_broken_standard_output_counts_as_the_reader_going_away(tmp_path, monkeypatch) -> None:

@@ -214,6 +214,12 @@ class ErrorExitGroup(click.Group):
             raise
         except click.UsageError as exc:
             raise self._usage_error(exc, info_name or "modforge") from None
+        except BrokenPipeError as exc:
+            # --help and --version print while the arguments are parsed, before invoke's handlers.
+            raise _broken_pipe_exit(exc) from None
+        except OSError as exc:
+            click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)
+            raise click.exceptions.Exit(EXIT_BAD_INPUT) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -231,21 +237,7 @@ class ErrorExitGroup(click.Group):
                 ctx.exit(EXIT_BROKEN_PIPE)
             raise
         except BrokenPipeError as exc:
-            if not _stdout_is_broken():
-                # Another pipe (a helper process, stderr): a failure like any other OSError.
-                click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)
-                ctx.exit(EXIT_BAD_INPUT)
-            # The reader of our output went away (`| head`): nothing is wrong and nobody is listening.
-            # stdout goes to /dev/null so that the interpreter's final flush does not complain either.
-            try:
-                devnull = os.open(os.devnull, os.O_WRONLY)
-                try:
-                    os.dup2(devnull, sys.stdout.fileno())
-                finally:
-                    os.close(devnull)
-            except (OSError, ValueError):
-                pass
-            ctx.exit(EXIT_BROKEN_PIPE)
+            raise _broken_pipe_exit(exc) from None
         except KeyboardInterrupt:
             # A second Ctrl-C, or one outside a command that checkpoints: not a failed check.
             click.echo("modforge: interrupted", err=True)
@@ -266,6 +258,25 @@ class ErrorExitGroup(click.Group):
                 click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)
                 ctx.exit(EXIT_BAD_INPUT)
             raise
+
+
+def _broken_pipe_exit(exc: BrokenPipeError) -> click.exceptions.Exit:
+    """The exit for a broken pipe: 141 when the reader of our output went away, else a failure."""
+    if not _stdout_is_broken():
+        # Another pipe (a helper process, stderr): a failure like any other OSError.
+        click.echo(f"modforge: error: {describe_os_error(exc)}", err=True)
+        return click.exceptions.Exit(EXIT_BAD_INPUT)
+    # The reader of our output went away (`| head`): nothing is wrong and nobody is listening.
+    # stdout goes to /dev/null so that the interpreter's final flush does not complain either.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return click.exceptions.Exit(EXIT_BROKEN_PIPE)
 
 
 class ModforgeGroup(ErrorExitGroup):
