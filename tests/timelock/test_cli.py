@@ -230,3 +230,18 @@ def test_progress_modes(tmp_path, mode: str) -> None:
         assert "timelock progress step=" in res.stderr and "timelock checkpoint step=" in res.stderr
     if mode == "bar":
         assert "p.json (512 bits" in res.stderr
+
+
+def test_a_short_installment_reports_the_machines_rate_and_time_to_go(tmp_path) -> None:
+    """After `--stop-after 1000` the rate was the run's whole time (start-up, the first checkpoint's write)
+    over 1000 squarings: about a hundredth of the machine's speed, and the time to go 100x too long."""
+    made, _, _ = make_puzzle(tmp_path, t=10 ** 9)
+    ck = tmp_path / "ck"
+    res = run("solve", made.path, "--checkpoint-dir", ck, "--stop-after", "1000")
+    assert res.exit_code == 0, res.output
+    m = re.search(r"to go at ([\d.]+)([kMG]?) squarings/s", res.output)
+    assert m, res.output
+    reported = float(m[1]) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m[2]]
+    doc = json.loads(run("info", made.path, "--checkpoint-dir", ck, "--json").stdout)
+    estimated = 10 ** 9 / doc["estimated_seconds"]          # this host's timed rate, the check included
+    assert reported > 0.3 * estimated, (reported, estimated, res.output)

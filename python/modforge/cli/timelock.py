@@ -227,9 +227,10 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
     task = result.task
     echo(f"puzzle    {result.label} (n: {task.bits} bits, x = {_num(task.x)}, t = {task.t})")
     if not result.finished:
-        eta = (task.t - result.step) / result.rate if result.rate > 0 else None
+        rate = result.rate_to_go
+        eta = (task.t - result.step) / rate if rate > 0 else None
         echo(f"stopped   at step {result.step} of {task.t} ({100 * result.step / task.t:.4g}%); "
-             f"about {format_duration(eta)} to go at {format_count(result.rate)} squarings/s")
+             f"about {format_duration(eta)} to go at {format_count(rate)} squarings/s")
         if result.last_checkpoint:
             echo(f"checkpoint {result.last_checkpoint}")
         return
