@@ -146,6 +146,26 @@ def test_malformed_puzzle_files_are_parameter_errors(tmp_path, mutate, problem: 
     assert problem in str(exc.value)
 
 
+def test_a_byte_order_mark_or_a_key_given_twice_is_refused(tmp_path) -> None:
+    """As in the proof files: a repeated key was read as its last value ("n" twice: one shown, one used),
+    and a UTF-8 byte-order mark or UTF-16 text was taken."""
+    from modforge.timelock.puzzle import load_trapdoor
+
+    made, _, _ = make_puzzle(tmp_path, t=20)
+    data = made.path.read_bytes()
+    for bad, problem in ((b"\xef\xbb\xbf" + data, "starts with a byte-order mark"),
+                         (data.decode().encode("utf-16"), "utf-8"),
+                         (data.replace(b'"t":', b'"t": "0x5", "t":', 1), "field 't' appears twice")):
+        with pytest.raises(ParameterError, match=f"^puzzle: not a JSON puzzle file: .*{problem}"):
+            parse_puzzle(bad)
+    trapdoor = made.trapdoor_path
+    text = trapdoor.read_text()
+    assert '"p":' in text
+    trapdoor.write_text(text.replace('"p":', '"p": "0x3", "p":', 1))
+    with pytest.raises(ParameterError, match="^trapdoor: not a JSON trapdoor file: field 'p' appears twice"):
+        load_trapdoor(trapdoor, load_puzzle_file(made.path))
+
+
 def test_not_json_and_missing_file(tmp_path) -> None:
     with pytest.raises(ParameterError, match="^puzzle: not a JSON puzzle file"):
         parse_puzzle(b"\x00garbage")

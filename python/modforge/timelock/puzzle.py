@@ -65,13 +65,39 @@ class AuthenticationError(TimelockError):
 _CANONICAL_HEX = re.compile(r"0x(0|[1-9a-f][0-9a-f]*)")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+class _Refused(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
 def load_json(data: bytes, param: str, what: str) -> Any:
     """``json.loads`` for files from outside: every way the parser can fail is a ParameterError naming ``param``
     (bad UTF-8 or syntax, nesting deep enough to exhaust the recursion limit, over-long decimal numbers)."""
     try:
+        # UTF-8 only, as the proof files: json.loads would also take UTF-16/32 and a byte-order mark.
+        text = data.decode("utf-8")
+        if text.startswith("\ufeff"):
+            raise _Refused("it starts with a byte-order mark (write plain UTF-8)")
         # Integers of any length (Python's own conversion stops at 4300 digits): too large a number is
-        # then refused by the field that holds it, by name.
-        return json.loads(data, parse_int=decimal_to_int)
+        # then refused by the field that holds it, by name.  A key given twice is refused, not read as its
+        # last value (an edited file could otherwise show one value and mean another).
+        return json.loads(text, parse_int=decimal_to_int, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise ParameterError(param, f"not {what}: field {exc.args[0]!r} appears twice") from None
+    except _Refused as exc:
+        raise ParameterError(param, f"not {what}: {exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ParameterError(param, f"not {what}: {exc}") from None
     except RecursionError:
