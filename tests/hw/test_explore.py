@@ -81,3 +81,55 @@ def test_explore_cli(tmp_path, stub_synthesis):
                                            "--jobs", "1", "--out", str(tmp_path / "dup"), "--json"])
     assert res.exit_code == 0, res.output
     assert len(json.loads(res.output)["points"]) == 1
+
+
+def _explore_cli(*args):
+    from modforge.cli.main import cli
+
+    return CliRunner().invoke(cli, ["hw", "explore", "--archs", "ozturk", "--bits", "64", "--word-bits", "16",
+                                    "--jobs", "1", *[str(a) for a in args]], catch_exceptions=False)
+
+
+@pytest.fixture
+def no_sweep(monkeypatch, stub_synthesis):
+    """A sweep that fails the test if it runs: the refusals must come before it."""
+    monkeypatch.setattr(explore, "sweep", lambda *a, **k: pytest.fail("swept before the check"))
+
+
+def test_explore_refuses_a_bad_output_before_the_sweep(tmp_path, no_sweep):
+    from ..support import one_line_error
+
+    target = tmp_path / "elsewhere.csv"
+    target.write_text("the user's file")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "explore.csv").symlink_to(target)
+    one_line_error(_explore_cli("-o", out), "is a symbolic link")
+    assert target.read_text() == "the user's file"
+    (out / "explore.csv").unlink()
+    (out / "pareto.png").mkdir()
+    one_line_error(_explore_cli("-o", out), f"out: '{out / 'pareto.png'}' is a directory")
+    one_line_error(_explore_cli("-o", ""), "out: empty path")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    one_line_error(_explore_cli("-o", tmp_path / "dangling"),
+                   f"out: '{tmp_path / 'dangling'}' is a symbolic link to nothing")
+    (tmp_path / "f").write_text("")
+    one_line_error(_explore_cli("-o", tmp_path / "f"), "is a file")      # click says it, as for hw gen
+
+
+def test_explore_full_disk_leaves_the_previous_outputs_whole(tmp_path, stub_synthesis, monkeypatch):
+    explore.explore(["ozturk"], [64], [16], tmp_path, jobs=1)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real = explore.stage_file
+    calls = []
+
+    def full_disk(path, data, *a):
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", str(path))
+        return real(path, data, *a)
+
+    monkeypatch.setattr(explore, "stage_file", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        explore.explore(["ozturk"], [128], [16], tmp_path, jobs=1)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

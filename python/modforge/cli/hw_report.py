@@ -159,10 +159,12 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
         points = grid(arch_list, bits, words)
         if jobs < 1:
             raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+        from ..hw.explore import check_outputs
         from ..hw.synth import yosys_version
+        from .hw import _check_out_dir
 
-        if Path(out_dir).exists() and not Path(out_dir).is_dir():
-            raise ParameterError("out", f"{out_dir!r} is not a directory")
+        _check_out_dir(out_dir)    # -o as for hw gen
+        check_outputs(Path(out_dir))
         yosys_version()            # Yosys found and running, before any directory or work
     except ParameterError as exc:
         _fail(str(exc))

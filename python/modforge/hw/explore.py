@@ -15,6 +15,7 @@ hollow grey markers and labelled "published, not measured here" (:mod:`modforge.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..arith.base import ParameterError
+from ..fileio import atomic_write, check_output_path, commit_staged, discard_staged, stage_file
 from ..interrupts import completed
 from ..inttext import brief
 from .pool import worker_pool
@@ -108,12 +110,17 @@ def pareto(points: list[tuple[float, float]]) -> list[int]:
     return sorted(out, key=lambda i: points[i])
 
 
+def csv_text(rows: list[dict[str, Any]]) -> str:
+    fh = io.StringIO(newline="")
+    w = csv.DictWriter(fh, fieldnames=CSV_FIELDS, extrasaction="ignore")
+    w.writeheader()
+    for r in rows:
+        w.writerow({k: r.get(k, "") for k in CSV_FIELDS})
+    return fh.getvalue()
+
+
 def write_csv(rows: list[dict[str, Any]], path: Path) -> None:
-    with open(path, "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=CSV_FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k, "") for k in CSV_FIELDS})
+    atomic_write(path, csv_text(rows))
 
 
 # What a target's figures are, for the plot's title.
@@ -123,6 +130,11 @@ TARGET_FLOWS = {"xilinx": "Yosys synth_xilinx (UltraScale+) LUT estimates",
 
 
 def plot(rows: list[dict[str, Any]], path: Path, published: list[Any] | None = None, target: str = "xilinx") -> None:
+    atomic_write(path, plot_png(rows, published, target))
+
+
+def plot_png(rows: list[dict[str, Any]], published: list[Any] | None = None, target: str = "xilinx") -> bytes:
+    """The Pareto plot as PNG bytes (rendered in memory: a failed write never leaves half a picture)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -183,8 +195,42 @@ def plot(rows: list[dict[str, Any]], path: Path, published: list[Any] | None = N
     fig.suptitle(f"modforge hw explore: {TARGET_FLOWS[target]}; labels are widths, * = hierarchically summed",
                  fontsize=10)
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
-    fig.savefig(path, dpi=110)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
     plt.close(fig)
+    return buf.getvalue()
+
+
+OUTPUT_FILES = ("explore.csv", "explore.json", "pareto.png")
+
+
+def check_outputs(out_dir: Path) -> None:
+    """Each output file's place in ``out_dir`` (when it exists), before the sweep: a directory, a symbolic
+    link or a device there is refused now, not after an hour of synthesis."""
+    if out_dir.is_dir():
+        for name in OUTPUT_FILES:
+            check_output_path(out_dir / name, "out")
+
+
+def write_outputs(files: dict[str, str | bytes], out_dir: Path) -> None:
+    """Every file staged (written and synced) before any is replaced: a full disk leaves the previous
+    CSV, JSON and plot as they were, together."""
+    staged: dict[str, Path] = {}
+    try:
+        for name, data in files.items():
+            staged[name] = stage_file(out_dir / name, data)
+    except BaseException:
+        for tmp in staged.values():
+            discard_staged(tmp)
+        raise
+    names = list(staged)
+    for i, name in enumerate(names):
+        try:
+            commit_staged(staged[name], out_dir / name)
+        except BaseException:
+            for rest in names[i + 1:]:
+                discard_staged(staged[rest])
+            raise
 
 
 def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Path, jobs: int = 2,
@@ -194,6 +240,7 @@ def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Pa
     from .synth import FLAT_LIMIT, yosys_version
 
     points = grid(archs, bits, word_bits)
+    check_outputs(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     rows = sweep(points, jobs=jobs, target=target, progress=progress)
@@ -204,11 +251,12 @@ def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Pa
            "published": [p.as_dict() for p in pub],
            "notes": ["our figures are Yosys estimates (see docs/hardware.md, 'Synthesis report'); published rows "
                      "are Vivado / Vivado HLS results from the seeds: published, not measured here"]}
-    write_csv(rows, out_dir / "explore.csv")
-    (out_dir / "explore.json").write_text(json.dumps(doc, indent=1) + "\n")
-    plot(rows, out_dir / "pareto.png", pub, target)
-    doc["files"] = [str(out_dir / n) for n in ("explore.csv", "explore.json", "pareto.png")]
+    check_outputs(out_dir)          # again: the sweep took a while
+    write_outputs({"explore.csv": csv_text(rows), "explore.json": json.dumps(doc, indent=1) + "\n",
+                   "pareto.png": plot_png(rows, pub, target)}, out_dir)
+    doc["files"] = [str(out_dir / n) for n in OUTPUT_FILES]
     return doc
 
 
-__all__ = ["Point", "grid", "run_point", "sweep", "pareto", "write_csv", "plot", "explore", "CSV_FIELDS"]
+__all__ = ["Point", "grid", "run_point", "sweep", "pareto", "csv_text", "write_csv", "plot", "plot_png", "explore",
+           "check_outputs", "OUTPUT_FILES", "CSV_FIELDS"]
