@@ -188,3 +188,37 @@ def test_published_other_tables():
     assert seed0["ozturk"].lut == 464_000 and seed0["ozturk"].latency_ns == 25.2
     p = seed0["predictive-montgomery"]
     assert (p.lut, p.dsp, p.latency_ns, p.cycles) == (201_000, 2272, 46.0, 3)
+
+
+@pytest.mark.parametrize("damage", [b'{"target": "xilinx"}', b"[]", b"\x8f\xfe\x00random bytes\xff", b'{"truncat',
+                                    b'{"target": "xilinx", "script": [], "yosys": "Yosys (stub)", "seconds": 1, '
+                                    b'"modules": {}}',
+                                    b'{"target": "xilinx", "script": [], "yosys": "Yosys (stub)", "seconds": 1, '
+                                    b'"modules": {"top": {"cells_by_type": [], "memory_bits": 0}}}'])
+def test_a_damaged_synthesis_cache_entry_is_a_miss(tmp_path, monkeypatch, damage: bytes) -> None:
+    """Any cache entry that is not of the shape run_yosys writes runs Yosys again (and is replaced), never a
+    traceback.  Yosys is a stub that writes the three JSON files a real run leaves."""
+    import subprocess
+
+    runs = []
+
+    def fake_yosys(cmd, cwd, **kw):
+        runs.append(cmd)
+        (cwd / "stat_pre.json").write_text(json.dumps({"modules": {"\\top": {"num_memory_bits": 0}}}))
+        (cwd / "stat.json").write_text(json.dumps({"modules": {"\\top": {"num_cells_by_type": {"LUT4": 3}}}}))
+        (cwd / "netlist.json").write_text(json.dumps({"modules": {"top": {"cells": {}}}}))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(synth, "cache_dir", lambda: tmp_path / "synth")
+    monkeypatch.setattr(synth, "yosys_version", lambda: "Yosys (stub)")
+    monkeypatch.setattr(synth, "yosys_command", lambda: ["yosys"])
+    monkeypatch.setattr(synth, "run_tool", fake_yosys)
+    source = {"top.v": "module top; endmodule\n"}
+    first = synth.run_yosys(source, "xilinx", "top")
+    assert synth.run_yosys(source, "xilinx", "top")["cached"] is True and len(runs) == 1
+    [entry] = (tmp_path / "synth").iterdir()
+    entry.write_bytes(damage)
+    again = synth.run_yosys(source, "xilinx", "top")
+    assert len(runs) == 2 and again["cached"] is False
+    assert again["modules"] == first["modules"]
+    assert synth.run_yosys(source, "xilinx", "top")["cached"] is True and len(runs) == 2

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..arith.base import ParameterError
+from ..fileio import atomic_write
 from .errors import INSTALL_HINT, HardwareError
 from .pool import run_tool
 
@@ -333,15 +334,11 @@ def run_yosys(sources: dict[str, str], target: str, top: str | None, *, flatten:
     key = _key({**sources, **{"lib:" + k: v for k, v in lib_sources.items()},
                 "box_depth": json.dumps(box_depth or {}, sort_keys=True)}, script, target)
     cpath = cache_dir() / f"{target}-{key[:32]}.json"
+    expected = {top} if top else {name.rsplit(".", 1)[0] for name in sources}
     if cpath.exists():
-        try:
-            doc = json.loads(cpath.read_text())
-            doc["cached"] = True
-            for m in doc["modules"].values():
-                m["counts"] = count_cells(target, m["cells_by_type"], set(box_depth or {}))
+        doc = _cached(cpath, target, expected, set(box_depth or {}))
+        if doc is not None:
             return doc
-        except json.JSONDecodeError:
-            pass
     with tempfile.TemporaryDirectory(prefix="modforge-synth-") as tmp:
         d = Path(tmp)
         for name, text in {**sources, **lib_sources}.items():
@@ -382,9 +379,29 @@ def run_yosys(sources: dict[str, str], target: str, top: str | None, *, flatten:
     doc = {"target": target, "yosys": yosys_version(), "script": script, "seconds": round(secs, 2),
            "modules": modules, "cached": False}
     cpath.parent.mkdir(parents=True, exist_ok=True)
-    tmpf = cpath.with_suffix(f".{os.getpid()}.tmp")
-    tmpf.write_text(json.dumps(doc))
-    os.replace(tmpf, cpath)
+    atomic_write(cpath, json.dumps(doc))
+    return doc
+
+
+def _cached(cpath: Path, target: str, expected: set[str], blackboxes: set[str]) -> dict[str, Any] | None:
+    """A cache entry as :func:`run_yosys` returns it, or None when it is unreadable or not of the shape we
+    write (truncated, damaged, another version's): a miss, so Yosys runs again and replaces it."""
+    try:
+        doc = json.loads(cpath.read_bytes())
+        if not (isinstance(doc, dict) and doc.get("target") == target and isinstance(doc.get("script"), list)
+                and isinstance(doc.get("yosys"), str) and isinstance(doc.get("seconds"), (int, float))
+                and isinstance(doc.get("modules"), dict) and expected <= doc["modules"].keys()):
+            return None
+        for m in doc["modules"].values():
+            by_type = m["cells_by_type"]
+            if (not all(isinstance(k, str) and isinstance(v, int) for k, v in by_type.items())
+                    or not isinstance(m["memory_bits"], int) or not isinstance(m["depth"]["levels"], int)
+                    or not isinstance(m["depth"]["path"], dict)):
+                return None
+            m["counts"] = count_cells(target, by_type, blackboxes)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):     # ValueError: bad UTF-8 or JSON
+        return None
+    doc["cached"] = True
     return doc
 
 
