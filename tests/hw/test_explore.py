@@ -133,3 +133,18 @@ def test_explore_full_disk_leaves_the_previous_outputs_whole(tmp_path, stub_synt
     with pytest.raises(OSError, match="No space left"):
         explore.explore(["ozturk"], [128], [16], tmp_path, jobs=1)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_sweep_forks_no_more_workers_than_points(tmp_path, stub_synthesis, monkeypatch):
+    from modforge.hw import pool
+
+    sizes = []
+
+    class Spy(pool.ProcessPoolExecutor):
+        def __init__(self, max_workers, **kw):
+            sizes.append(max_workers)
+            super().__init__(max_workers=max_workers, **kw)
+
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
+    rows = explore.sweep(explore.grid(["ozturk"], [64, 128], [16]), jobs=64)
+    assert [r["status"] for r in rows] == ["ok", "ok"] and sizes == [2]

@@ -137,3 +137,45 @@ def test_the_workers_temporary_root_goes_with_the_pool() -> None:
     assert len(roots) == 1
     root = roots.pop()
     assert Path(root).name.startswith("modforge-pool-") and not Path(root).exists()
+
+
+def test_the_pool_is_no_larger_than_its_tasks(monkeypatch) -> None:
+    """A forking pool starts every worker at once: --jobs 64 for two tasks must not fork 64 processes."""
+    from modforge.hw import pool as pool_mod
+
+    sizes = []
+
+    class Spy(pool_mod.ProcessPoolExecutor):
+        def __init__(self, max_workers, **kw):
+            sizes.append(max_workers)
+            super().__init__(max_workers=max_workers, **kw)
+
+    monkeypatch.setattr(pool_mod, "ProcessPoolExecutor", Spy)
+    with worker_pool(64, tasks=2) as pool:
+        assert list(pool.map(_nap, [0, 0])) == [0, 0]
+    assert sizes == [2]
+
+
+@pytest.mark.parametrize("jobs, problem", [(0, "jobs: must be at least 1, got 0"), (1025, "jobs: at most 1024, got 1025"),
+                                           (10 ** 30, "jobs: at most 1024, got more")])
+def test_absurd_jobs_are_refused(jobs: int, problem: str) -> None:
+    from modforge.arith.base import ParameterError
+
+    with pytest.raises(ParameterError, match=problem):
+        with worker_pool(jobs, tasks=2):
+            pytest.fail("a pool started")
+
+
+@pytest.mark.parametrize("command", [["explore", "--archs", "ozturk", "--bits", "64", "--word-bits", "16", "-o", "x"],
+                                     ["report", "ozturk", "--bits", "64"]])
+def test_the_cli_refuses_absurd_jobs_before_any_work(command, tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from modforge.cli.main import cli
+
+    from ..support import one_line_error
+
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["hw", *command, "--jobs", "10000"], catch_exceptions=False)
+    one_line_error(res, "jobs: at most 1024, got 10000")
+    assert list(tmp_path.iterdir()) == []

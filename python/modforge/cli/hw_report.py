@@ -101,7 +101,7 @@ def _print_report(doc: dict[str, Any]) -> None:
               help="Yosys flow: synth_xilinx (UltraScale+), synth_intel_alm (Cyclone V ALMs), or both.")
 @click.option("--method", type=click.Choice(["auto", "flat", "hierarchical"]), default="auto", show_default=True,
               help="auto: flat up to 256 bits, pieces summed above.")
-@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Parallel Yosys runs (hierarchical).")
+@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Parallel Yosys runs (hierarchical; at most 1024, and no more than there are batches).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
                dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
@@ -110,8 +110,9 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
     from .hw import _design
 
     try:
-        if jobs < 1:
-            raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+        from ..hw.pool import check_jobs
+
+        check_jobs(jobs)
         design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
         from ..hw.synth import report
 
@@ -140,7 +141,7 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
 @click.option("--bits", "bits_text", default="64,128,256,512,1024", show_default=True, help="Comma-separated widths.")
 @click.option("--word-bits", "word_text", default="16,32", show_default=True, help="Comma-separated word sizes d.")
 @click.option("--target", type=click.Choice(["xilinx", "intel"]), default="xilinx", show_default=True)
-@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Worker processes (one point each).")
+@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Worker processes (one point each; at most 1024, and no more than there are points).")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for explore.csv, explore.json and pareto.png (-o, as for hw gen).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")
@@ -157,8 +158,9 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
         bits = _int_list(bits_text, "bits")
         words = _int_list(word_text, "word_bits")
         points = grid(arch_list, bits, words)
-        if jobs < 1:
-            raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+        from ..hw.pool import check_jobs
+
+        check_jobs(jobs)
         from ..hw.explore import check_outputs
         from ..hw.synth import yosys_version
         from .hw import _check_out_dir

@@ -26,7 +26,7 @@ from ..arith.base import ParameterError
 from ..fileio import atomic_write, check_output_path, commit_staged, discard_staged, stage_file
 from ..interrupts import completed
 from ..inttext import brief
-from .pool import worker_pool
+from .pool import check_jobs, worker_pool
 
 CSV_FIELDS = ["arch", "bits", "word_bits", "target", "status", "method", "cycles_per_op", "latency", "lut", "ff",
               "dsp", "carry", "muxf", "ram_cells", "rom_bits", "depth", "flat", "declared_dsp", "seconds", "error"]
@@ -83,8 +83,7 @@ def run_point(point: Point, target: str = "xilinx") -> dict[str, Any]:
 def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
           progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Run every point on a local process pool (``jobs`` workers); rows in grid order."""
-    if jobs < 1:
-        raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+    check_jobs(jobs)
     rows: dict[Point, dict[str, Any]] = {}
     if jobs == 1 or len(points) == 1:
         for p in points:
@@ -92,7 +91,7 @@ def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
             if progress:
                 progress(rows[p])
     else:
-        with worker_pool(jobs) as ex:
+        with worker_pool(jobs, len(points)) as ex:
             futs = {ex.submit(run_point, p, target): p for p in points}
             for f in completed(futs):
                 rows[futs[f]] = f.result()

@@ -32,6 +32,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from ..arith.base import ParameterError
 from ..interrupts import DeferredInterrupts
 
 PR_SET_PDEATHSIG = 1    # <linux/prctl.h>
@@ -78,15 +79,33 @@ def run_tool(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
     return subprocess.run(command, **kwargs)
 
 
+# More workers than this is a typo (each is a forked Python process, each running a tool), not a machine.
+MAX_JOBS = 1024
+
+
+def check_jobs(jobs: int) -> int:
+    """``--jobs`` as given, refused (ParameterError) when below 1 or above :data:`MAX_JOBS`."""
+    if jobs < 1:
+        raise ParameterError("jobs", f"must be at least 1, got {jobs}")
+    if jobs > MAX_JOBS:
+        raise ParameterError("jobs", f"at most {MAX_JOBS}, got {jobs if jobs < 10 ** 12 else 'more'}")
+    return jobs
+
+
 @contextmanager
-def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+def worker_pool(jobs: int, tasks: int | None = None) -> Iterator[ProcessPoolExecutor]:
     """The pool, under :class:`~modforge.interrupts.DeferredInterrupts`: callers wait for its futures with
     :func:`modforge.interrupts.completed`, which looks for Ctrl-C / SIGTERM between its calls into the pool
-    (an interrupt raised inside them could leave a lock held that the shutdown below then waits for)."""
+    (an interrupt raised inside them could leave a lock held that the shutdown below then waits for).
+
+    ``jobs`` workers at most (:func:`check_jobs`), and no more than ``tasks``: a forking pool starts all
+    its workers at once, so 64 jobs for a 2-point sweep would fork 62 idle processes."""
+    check_jobs(jobs)
+    workers = min(jobs, max(1, tasks)) if tasks is not None else jobs
     temporary_root = tempfile.mkdtemp(prefix="modforge-pool-")
     try:
         with DeferredInterrupts() as interrupts:
-            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(temporary_root,))
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(temporary_root,))
             try:
                 yield pool
             except BaseException as exc:

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterator
 from ..arith.base import ParameterError
 from ..fileio import atomic_write
 from .errors import INSTALL_HINT, HardwareError
-from .pool import run_tool
+from .pool import check_jobs, run_tool
 
 SYNTH_VERSION = "1"            # bump when the scripts or the figure extraction change
 FLAT_LIMIT = 256               # widths up to this are synthesised flat by default
@@ -695,7 +695,7 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
         from ..interrupts import completed
         from .pool import worker_pool
 
-        with worker_pool(jobs) as ex:
+        with worker_pool(jobs, len(work)) as ex:
             futs = {ex.submit(_synth_batch, w): w for w in work}
             for f in completed(futs):
                 doc = f.result()
@@ -763,6 +763,7 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
 
     if method not in ("auto", "flat", "hierarchical"):
         raise ParameterError("method", f"must be auto, flat or hierarchical, got {method!r}")
+    check_jobs(jobs)
     for t in targets:
         if t not in TARGETS:
             raise ParameterError("target", f"must be xilinx, intel or both, got {t!r}")
