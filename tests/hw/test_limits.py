@@ -287,3 +287,38 @@ def test_sigterm_during_a_simulation_leaves_no_temporary_directory(tmp_path) -> 
     assert proc.returncode == 130, err
     assert "modforge: interrupted" in err
     assert not list(tmp_path.glob("modforge-hw-*"))
+
+
+@pytest.mark.parametrize("code, problem", [
+    (0, "error: the simulation gave 5 result(s) of the {n} expected (exit 0)"),
+    (1, "error: the simulation gave 5 result(s) of the {n} expected (exit 1)"),
+])
+def test_a_short_simulation_is_a_failure(tmp_path, monkeypatch, code: int, problem: str) -> None:
+    """The harness's count of results is checked against the vectors written, not trusted."""
+    from modforge.hw import flow
+
+    exe = tmp_path / "sim"
+    exe.write_text("#!/bin/sh\necho '{\"vectors\": 5, \"outputs\": 5, \"mismatches\": 0, \"latency_mismatches\": 0, "
+                   "\"cycles_per_op\": 1.0, \"chain_cycles_per_op\": 1.0, \"protocol_errors\": 0}'\n"
+                   f"exit {code}\n")
+    exe.chmod(0o755)
+    monkeypatch.setattr(flow, "ensure_built", lambda *a, **k: flow.Build(tmp_path, exe, tmp_path / "x.v", True, {}, ""))
+    res = run("hw", "sim", "san-montgomery", "--bits", 8, "--vectors", 10, "--chain", 20, "--json")
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    assert doc["outputs"] == 5 and doc["expected_outputs"] == doc["vectors"] + 20 > 5
+    one_line_error(res, problem.format(n=doc["expected_outputs"]), code=1)
+
+
+def test_a_failed_simulation_without_mismatches_says_its_exit_code(tmp_path, monkeypatch) -> None:
+    from modforge.hw import flow
+
+    exe = tmp_path / "sim"
+    exe.write_text("#!/bin/sh\nn=$(grep -c '^out ' \"$1\")\n"
+                   "echo \"{\\\"vectors\\\": 1, \\\"outputs\\\": $n, \\\"mismatches\\\": 0, \\\"latency_mismatches\\\": 0, "
+                   "\\\"cycles_per_op\\\": 1.0, \\\"chain_cycles_per_op\\\": 1.0, \\\"protocol_errors\\\": 0}\"\nexit 1\n")
+    exe.chmod(0o755)
+    monkeypatch.setattr(flow, "ensure_built", lambda *a, **k: flow.Build(tmp_path, exe, tmp_path / "x.v", True, {}, ""))
+    res = run("hw", "sim", "san-montgomery", "--bits", 8, "--vectors", 10, "--chain", 20)
+    one_line_error(res, "error: the simulation exited 1 with no mismatch reported", code=1)
+    assert "(of " not in res.stdout           # the count was complete

@@ -187,7 +187,8 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
     doc = simulate(design, vectors=vectors, chain=chain, seed=seed,
                    keep_vectors=Path(keep_vectors) if keep_vectors else None)
-    ok = doc["mismatches"] == 0 and doc["protocol_errors"] == 0 and doc["exit_code"] == 0
+    short = doc["outputs"] != doc["expected_outputs"]
+    ok = doc["mismatches"] == 0 and doc["protocol_errors"] == 0 and doc["exit_code"] == 0 and not short
     if as_json:
         click.echo(json.dumps(doc, indent=1))
     else:
@@ -204,22 +205,34 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
         click.echo(f"cycles/op   {doc['cycles_per_op']:.4f} (latency {design.latency()}; chained "
                    f"{doc['chain_cycles_per_op']:.4f})")
         click.echo(f"mismatches  {doc['mismatches']} of {doc['outputs']} results "
-                   f"({doc['latency_mismatches']} at the wrong cycle)")
+                   + (f"(of {doc['expected_outputs']} expected) " if short else "")
+                   + f"({doc['latency_mismatches']} at the wrong cycle)")
         click.echo(f"handshake   {doc['protocol_errors']} error(s) (in_ready / out_valid)")
         if doc["mismatch_report"]:
             click.echo(doc["mismatch_report"])
     if not ok:
-        problems = []
-        if doc["mismatches"] or not doc["protocol_errors"]:
-            problems.append(f"{doc['mismatches']} mismatch(es) between the RTL and the model")
-        if doc["protocol_errors"]:
-            problems.append(f"{doc['protocol_errors']} handshake error(s)")
-        click.echo(f"modforge: error: {' and '.join(problems)}", err=True)
+        click.echo(f"modforge: error: {_sim_problems(doc)}", err=True)
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def _sim_problems(doc: dict) -> str:
+    """What went wrong in a simulation, in one line: mismatches, handshake errors, a short run, an exit code."""
+    problems = []
+    if doc["mismatches"]:
+        problems.append(f"{doc['mismatches']} mismatch(es) between the RTL and the model")
+    if doc["protocol_errors"]:
+        problems.append(f"{doc['protocol_errors']} handshake error(s)")
+    if doc["outputs"] != doc["expected_outputs"]:
+        problems.append(f"the simulation gave {doc['outputs']} result(s) of the {doc['expected_outputs']} expected "
+                        f"(exit {doc['exit_code']})")
+    elif doc["exit_code"] != 0 and not problems:
+        problems.append(f"the simulation exited {doc['exit_code']} with no mismatch reported")
+    return " and ".join(problems)
 
 
 def _chain_ok(row: dict) -> bool:
     return (row["mismatches"] == 0 and row["protocol_errors"] == 0 and row["exit_code"] == 0
+            and row["outputs"] == row["expected_outputs"]
             and row["native_y_matches"] and row["matches_pow_and_model"])
 
 
@@ -262,6 +275,7 @@ def bench_cmd(archs: tuple[str, ...], t: int, modulus_text: str, as_json: bool) 
         doc = simulate(design, vectors=100, chain=t, seed=1, chain_x=2)
 
         row = {"arch": arch, "bits": design.design_bits, "t": t, "mismatches": doc["mismatches"],
+               "outputs": doc["outputs"], "expected_outputs": doc["expected_outputs"],
                "protocol_errors": doc["protocol_errors"], "exit_code": doc["exit_code"],
                "chain_cycles_per_op": doc["chain_cycles_per_op"], "cycles_per_op": doc["cycles_per_op"],
                "flags": doc["flags"], "matches_pow_and_model": doc["chain_checked_against_pow"],

@@ -32,6 +32,7 @@ class VectorStats:
     vectors: int = 0
     edge_cases: list[str] = field(default_factory=list)
     chain: int = 0
+    outputs: int = 0            # "out" lines written: the results the harness must produce
     skipped: int = 0
     flags: dict[str, int] = field(default_factory=dict)
     chain_checked_against_pow: bool = False
@@ -124,6 +125,7 @@ def write_vectors(source: Source, path: Path, *, vectors: int, chain: int, seed:
         lines.append(_fmt_op(name, 1, x, y, D))
         lines.append(_fmt_out(e, D))
         stats.vectors += 1
+        stats.outputs += 1
         return True
 
     for name, x, y in source.edge_cases():
@@ -150,6 +152,7 @@ def write_vectors(source: Source, path: Path, *, vectors: int, chain: int, seed:
         stats.chain_checked_against_pow = True
         lines.append(_fmt_op("chain", chain, start, start if source.has_y else None, D))
         lines += [_fmt_out(e, D) for e in outs]
+        stats.outputs += len(outs)
         stats.chain = chain
     path.write_text("\n".join(lines) + "\n")
     return stats
