@@ -322,3 +322,29 @@ def test_a_failed_simulation_without_mismatches_says_its_exit_code(tmp_path, mon
     res = run("hw", "sim", "san-montgomery", "--bits", 8, "--vectors", 10, "--chain", 20)
     one_line_error(res, "error: the simulation exited 1 with no mismatch reported", code=1)
     assert "(of " not in res.stdout           # the count was complete
+
+
+@pytest.mark.parametrize("backend, problem", [
+    ("sim:ozturk,cycles=1,cycles=2", "backend: cycles given twice in 'sim:ozturk,cycles=1,cycles=2', 1 and 2: "
+                                     "give it once"),
+    ("sim:ozturk,cycles=0_2", "cycles: not a decimal or 0x-hex integer: '0_2' (no '_' separators)"),
+    ("sim:ozturk,cycles=1.5", "cycles: not a decimal or 0x-hex integer: '1.5'"),
+    ("sim:ozturk,clock_mhz=1_0", "clock_mhz: not a number: '1_0'"),
+    ("sim:ozturk,clock_mhz=x", "clock_mhz: not a number: 'x'"),
+    ("sim:ozturk,9x=1", "backend: '9x' in 'sim:ozturk,9x=1' is not an option name"),
+])
+def test_sim_backend_options_are_read_strictly(backend: str, problem: str, monkeypatch) -> None:
+    from modforge.engine import ModRing
+    from modforge.hw import flow
+
+    monkeypatch.setattr(flow, "ensure_built", lambda *a, **k: pytest.fail("built before the check"))
+    with pytest.raises(ParameterError) as info:
+        ModRing((1 << 255) + 95, backend)
+    assert str(info.value).startswith(problem), str(info.value)
+
+
+def test_sim_backend_options_still_parse() -> None:
+    from modforge.engine.sim_backend import _parse
+
+    assert _parse("ozturk,cycles=2,clock-mhz=158.6,word_bits=0x10,cycles=2") == \
+        ("ozturk", {"cycles": 2, "clock_mhz": 158.6, "word_bits": 16})

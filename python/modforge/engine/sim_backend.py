@@ -30,6 +30,7 @@ import gmpy2
 
 from ..arith.base import ParameterError, value_of
 from ..hw.errors import HardwareError
+from ..inttext import brief, brief_text, parse_int
 
 # Published clocks (seed 000's table and text, seed 002 Table III), used only to project time.
 STATED_CLOCK_MHZ = {"ozturk": 158.6, "predictive-montgomery": 65.0, "san-montgomery": 25.0}
@@ -39,6 +40,8 @@ CLOCK_SOURCE = {"ozturk": "seed 000: 158.6 MHz, the 4-stage competition design",
 
 
 def _parse(design: str) -> tuple[str, dict[str, Any]]:
+    """``NAME,KEY=VALUE,...``: integer options (strictly, as ``hw gen --opt``), ``clock_mhz`` a number, each
+    key once (silently keeping the last would simulate a design the user did not ask for)."""
     name, *rest = design.split(",")
     opts: dict[str, Any] = {}
     for item in rest:
@@ -46,13 +49,26 @@ def _parse(design: str) -> tuple[str, dict[str, Any]]:
             raise ParameterError("backend", f"design option {item!r} in 'sim:{design}' is not KEY=VALUE")
         key, value = item.split("=", 1)
         key = key.strip().replace("-", "_")
+        if not key.isidentifier():
+            raise ParameterError("backend", f"{key!r} in 'sim:{design}' is not an option name (KEY=VALUE, KEY a "
+                                            f"word such as cycles)")
+        parsed: Any
         try:
-            opts[key] = int(value, 0)
-        except ValueError:
+            parsed = parse_int(value, key)
+        except ParameterError:
+            if key != "clock_mhz":
+                raise
+            # The clock alone may be fractional; float() would also take '_' and non-ASCII digits.
             try:
-                opts[key] = float(value)
+                if "_" in value or not value.isascii():
+                    raise ValueError
+                parsed = float(value)
             except ValueError:
-                raise ParameterError("backend", f"design option {key} = {value!r} is not a number") from None
+                raise ParameterError(key, f"not a number: {brief_text(value)}") from None
+        if key in opts and opts[key] != parsed:
+            raise ParameterError("backend", f"{key} given twice in 'sim:{design}', {brief(opts[key])} and "
+                                            f"{brief(parsed)}: give it once")
+        opts[key] = parsed
     return name.strip(), opts
 
 
