@@ -179,3 +179,78 @@ def test_the_cli_refuses_absurd_jobs_before_any_work(command, tmp_path, monkeypa
     res = CliRunner().invoke(cli, ["hw", *command, "--jobs", "10000"], catch_exceptions=False)
     one_line_error(res, "jobs: at most 1024, got 10000")
     assert list(tmp_path.iterdir()) == []
+
+
+_GROUP_TOOL = ("sleep 100 & echo $! > {d}/a.tmp && mv {d}/a.tmp {d}/a; "
+               "sleep 100 & echo $! > {d}/b.tmp && mv {d}/b.tmp {d}/b; wait")
+
+
+def _sleeps(d: Path) -> list[int]:
+    deadline = time.monotonic() + 30
+    while not ((d / "a").exists() and (d / "b").exists()):
+        assert time.monotonic() < deadline, "the tool never started its children"
+        time.sleep(0.02)
+    return [int((d / n).read_text()) for n in ("a", "b")]
+
+
+def _assert_gone(pids: list[int]) -> None:
+    try:
+        deadline = time.monotonic() + 10
+        while any(_running(p) for p in pids):
+            assert time.monotonic() < deadline, f"the tool's children {[p for p in pids if _running(p)]} outlived it"
+            time.sleep(0.05)
+    finally:
+        for p in pids:
+            if _running(p):
+                os.kill(p, signal.SIGKILL)
+
+
+def test_sigterm_to_modforge_alone_stops_the_whole_tool(tmp_path: Path) -> None:
+    """SIGTERM to modforge's pid only (not its group), as cli.main takes it (an interrupt): the tool's own
+    children (Verilator's make and compilers) stop too, not only the tool."""
+    import subprocess
+
+    script = ("import signal, sys\n"
+              "def stop(*_): raise KeyboardInterrupt\n"
+              "signal.signal(signal.SIGTERM, stop)\n"
+              "from modforge.hw.pool import run_tool\n"
+              "try:\n"
+              f"    run_tool(['sh', '-c', {_GROUP_TOOL.format(d=tmp_path)!r}])\n"
+              "except KeyboardInterrupt:\n"
+              "    sys.exit(130)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        pids = _sleeps(tmp_path)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    _assert_gone(pids)
+
+
+def test_a_timeout_stops_the_whole_tool(tmp_path: Path) -> None:
+    import subprocess
+    import threading
+
+    pids: list[int] = []
+    threading.Thread(target=lambda: pids.extend(_sleeps(tmp_path)), daemon=True).start()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_tool(["sh", "-c", _GROUP_TOOL.format(d=tmp_path)], timeout=1)
+    assert len(pids) == 2
+    _assert_gone(pids)
+
+
+def test_a_tool_that_ignores_sigterm_gets_sigkill(tmp_path: Path, monkeypatch) -> None:
+    import subprocess
+
+    from modforge.hw import pool as pool_mod
+
+    monkeypatch.setattr(pool_mod, "TOOL_GRACE_SECONDS", 0.3)
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_tool(["sh", "-c", f"trap '' TERM; sleep 100 & echo $! > {tmp_path}/a.tmp && mv {tmp_path}/a.tmp "
+                              f"{tmp_path}/a; wait; wait"], timeout=1)
+    pid = int((tmp_path / "a").read_text())
+    assert time.monotonic() - start < 5
+    _assert_gone([pid])

@@ -13,7 +13,8 @@ that the interrupt lands between the pool's calls, never inside them.
 A stopped worker dies at once, without unwinding, so two things it started would outlive it:
 
 * the tool it was running (Yosys, Verilator, a simulation): tools go through :func:`run_tool`, which
-  inside a worker asks Linux to send the tool SIGTERM when the worker dies (``PR_SET_PDEATHSIG``);
+  inside a worker asks Linux to send the tool SIGTERM when the worker dies (``PR_SET_PDEATHSIG``;
+  outside workers it runs the tool in its own process group and stops the whole group when interrupted);
 * its temporary directories: the workers' ``tempfile`` root is one directory per pool, removed when
   the pool ends, however its workers ended.
 """
@@ -28,6 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -68,15 +70,77 @@ def _worker_init(temporary_root: str) -> None:
     tempfile.tempdir = temporary_root
 
 
+# How long a stopped tool's process group has to end on SIGTERM before it gets SIGKILL.
+TOOL_GRACE_SECONDS = 2.0
+
+
 def run_tool(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess:
     """``subprocess.run`` for the hardware tools.  In a pool worker the tool dies with the worker.
 
-    (Outside workers nothing is added: there ``subprocess.run`` kills the tool when an interrupt reaches
-    it, and a ``preexec_fn`` is unsafe in a process with threads, such as a progress bar's.)
+    Outside workers the tool runs in its own process group (a new session), and when the wait is
+    interrupted (Ctrl-C, SIGTERM to modforge alone, a timeout) the whole group is stopped: SIGTERM, then
+    SIGKILL after :data:`TOOL_GRACE_SECONDS`.  ``subprocess.run`` would kill the tool only, leaving what it
+    started (Verilator's make, the compilers) orphaned and writing into the build cache.  Being in its own
+    group, the tool no longer sees the terminal's Ctrl-C itself; modforge's interrupt stops it instead.
+    (No ``preexec_fn`` here: it is unsafe in a process with threads, such as a progress bar's;
+    ``start_new_session`` is done by the child without Python code.)
     """
     if _die_with_worker is not None:
+        # In a worker the tool stays in the worker's group (a SIGTERM to the group reaches it) and gets
+        # SIGTERM when the worker dies (a stopped worker dies at once, without unwinding).
         kwargs.setdefault("preexec_fn", _die_with_worker)
-    return subprocess.run(command, **kwargs)
+        return subprocess.run(command, **kwargs)
+    timeout = kwargs.pop("timeout", None)
+    data = kwargs.pop("input", None)
+    check = kwargs.pop("check", False)
+    if kwargs.pop("capture_output", False):
+        kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
+    if data is not None:
+        kwargs["stdin"] = subprocess.PIPE
+    with subprocess.Popen(command, start_new_session=True, **kwargs) as proc:
+        try:
+            stdout, stderr = proc.communicate(data, timeout=timeout)
+        except BaseException:
+            _stop_group(proc)
+            raise
+    if check and proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, command, stdout, stderr)
+    return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:         # a member that changed its credentials: still there
+        return True
+    return True
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the tool's process group, SIGKILL to what is left of it after the grace period; the
+    tool itself reaped.  A second interrupt meanwhile goes straight to SIGKILL."""
+    pgid = proc.pid                 # the leader of its own session: its pid is the group's id
+    try:
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        deadline = time.monotonic() + TOOL_GRACE_SECONDS
+        try:
+            proc.wait(timeout=TOOL_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+        # Its children may outlive the tool (a compiler finishing its file): they are the group too.
+        while _group_alive(pgid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
 
 
 # More workers than this is a typo (each is a forked Python process, each running a tool), not a machine.
