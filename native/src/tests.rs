@@ -116,12 +116,15 @@ fn check_backend(name: &str, m: &[u64], ops: &[BigUint], what: &str) {
                 ctx()
             );
         }
-        // Every window width (`kernel::pow_window`: 1 bit up to 6), windows
-        // that straddle limbs, and a full-width exponent.
+        // A full-width exponent for every operand; for the first, every window
+        // width (`kernel::pow_window`: 1 bit up to 6) and windows that
+        // straddle limbs.
         let full = (b >> 3u32) + 5u32;
         let short = [1u64, 2, 3, 6, 255, 65537, u64::MAX].map(BigUint::from);
         let wide = [(BigUint::from(1u32) << 128u32) - 1u32, (BigUint::from(3u32) << 640u32) + 1u32];
-        for e in short.iter().chain(&wide).chain([&full]) {
+        let exponents: Vec<&BigUint> =
+            if i == 0 { short.iter().chain(&wide).chain([&full]).collect() } else { vec![&full] };
+        for e in exponents {
             assert_eq!(
                 big(&kernel::pow(kern.as_ref(), &al, &e.to_u64_digits())),
                 a.modpow(e, &bm),
