@@ -314,9 +314,11 @@ def test_a_failed_simulation_without_mismatches_says_its_exit_code(tmp_path, mon
     from modforge.hw import flow
 
     exe = tmp_path / "sim"
+    summary = ('{"vectors": 1, "outputs": N, "mismatches": 0, "latency_mismatches": 0, "cycles_per_op": 1.0, '
+               '"chain_cycles_per_op": 1.0, "protocol_errors": 0}')
+    # Every result the vector file asks for, then exit 1 with no mismatch.
     exe.write_text("#!/bin/sh\nn=$(grep -c '^out ' \"$1\")\n"
-                   "echo \"{\\\"vectors\\\": 1, \\\"outputs\\\": $n, \\\"mismatches\\\": 0, \\\"latency_mismatches\\\": 0, "
-                   "\\\"cycles_per_op\\\": 1.0, \\\"chain_cycles_per_op\\\": 1.0, \\\"protocol_errors\\\": 0}\"\nexit 1\n")
+                   f"echo '{summary}' | sed \"s/N/$n/\"\nexit 1\n")
     exe.chmod(0o755)
     monkeypatch.setattr(flow, "ensure_built", lambda *a, **k: flow.Build(tmp_path, exe, tmp_path / "x.v", True, {}, ""))
     res = run("hw", "sim", "san-montgomery", "--bits", 8, "--vectors", 10, "--chain", 20)

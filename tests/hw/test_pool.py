@@ -156,7 +156,8 @@ def test_the_pool_is_no_larger_than_its_tasks(monkeypatch) -> None:
     assert sizes == [2]
 
 
-@pytest.mark.parametrize("jobs, problem", [(0, "jobs: must be at least 1, got 0"), (1025, "jobs: at most 1024, got 1025"),
+@pytest.mark.parametrize("jobs, problem", [(0, "jobs: must be at least 1, got 0"),
+                                           (1025, "jobs: at most 1024, got 1025"),
                                            (10 ** 30, "jobs: at most 1024, got more")])
 def test_absurd_jobs_are_refused(jobs: int, problem: str) -> None:
     from modforge.arith.base import ParameterError

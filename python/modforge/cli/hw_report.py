@@ -101,7 +101,8 @@ def _print_report(doc: dict[str, Any]) -> None:
               help="Yosys flow: synth_xilinx (UltraScale+), synth_intel_alm (Cyclone V ALMs), or both.")
 @click.option("--method", type=click.Choice(["auto", "flat", "hierarchical"]), default="auto", show_default=True,
               help="auto: flat up to 256 bits, pieces summed above.")
-@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Parallel Yosys runs (hierarchical; at most 1024, and no more than there are batches).")
+@click.option("--jobs", type=INTEGER, default=2, show_default=True,
+              help="Parallel Yosys runs (hierarchical; at most 1024, and no more than there are batches).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
                dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
@@ -141,7 +142,8 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
 @click.option("--bits", "bits_text", default="64,128,256,512,1024", show_default=True, help="Comma-separated widths.")
 @click.option("--word-bits", "word_text", default="16,32", show_default=True, help="Comma-separated word sizes d.")
 @click.option("--target", type=click.Choice(["xilinx", "intel"]), default="xilinx", show_default=True)
-@click.option("--jobs", type=INTEGER, default=2, show_default=True, help="Worker processes (one point each; at most 1024, and no more than there are points).")
+@click.option("--jobs", type=INTEGER, default=2, show_default=True,
+              help="Worker processes (one point each; at most 1024, and no more than there are points).")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for explore.csv, explore.json and pareto.png (-o, as for hw gen).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")
