@@ -14,7 +14,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator, Mapping
 
 from .arith.base import ParameterError
 
@@ -168,6 +168,34 @@ def discard_staged(tmp: Path) -> None:
         os.unlink(tmp)
     except OSError:
         pass
+
+
+def write_together(files: Mapping[str, bytes | str], out_dir: Path,
+                   before: Callable[[str], None] | None = None) -> list[Path]:
+    """The files (name -> data, in the order given) into ``out_dir`` as one change: all are staged (written
+    and synced beside their names) before any is replaced, so a failed write (a full disk) leaves every
+    earlier file as it was; then each is put in place, ``before(name)`` running just before it."""
+    staged: dict[str, Path] = {}
+    try:
+        for name, data in files.items():
+            staged[name] = stage_file(out_dir / name, data)
+    except BaseException:
+        for tmp in staged.values():
+            discard_staged(tmp)
+        raise
+    names = list(staged)
+    paths = []
+    for i, name in enumerate(names):
+        try:
+            if before is not None:
+                before(name)
+            commit_staged(staged[name], out_dir / name)
+        except BaseException:
+            for rest in names[i:]:
+                discard_staged(staged[rest])
+            raise
+        paths.append(out_dir / name)
+    return paths
 
 
 def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = True) -> Path:

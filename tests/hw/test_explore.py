@@ -120,7 +120,9 @@ def test_explore_refuses_a_bad_output_before_the_sweep(tmp_path, no_sweep):
 def test_explore_full_disk_leaves_the_previous_outputs_whole(tmp_path, stub_synthesis, monkeypatch):
     explore.explore(["ozturk"], [64], [16], tmp_path, jobs=1)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    real = explore.stage_file
+    from modforge import fileio
+
+    real = fileio.stage_file
     calls = []
 
     def full_disk(path, data, *a):
@@ -129,7 +131,7 @@ def test_explore_full_disk_leaves_the_previous_outputs_whole(tmp_path, stub_synt
             raise OSError(28, "No space left on device", str(path))
         return real(path, data, *a)
 
-    monkeypatch.setattr(explore, "stage_file", full_disk)
+    monkeypatch.setattr(fileio, "stage_file", full_disk)
     with pytest.raises(OSError, match="No space left"):
         explore.explore(["ozturk"], [128], [16], tmp_path, jobs=1)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

@@ -153,10 +153,10 @@ def test_a_failed_generation_leaves_the_previous_one_whole(tmp_path) -> None:
 
 
 def test_a_failed_write_discards_what_it_staged(tmp_path, monkeypatch) -> None:
-    from modforge.hw import flow
+    from modforge import fileio
 
     write_files({"old.v": _ours("x"), "manifest.json": _manifest("old.v")}, tmp_path)
-    real = flow.stage_file
+    real = fileio.stage_file
     calls = []
 
     def full_disk(path, text):
@@ -165,7 +165,7 @@ def test_a_failed_write_discards_what_it_staged(tmp_path, monkeypatch) -> None:
             raise OSError(28, "No space left on device", str(path))
         return real(path, text)
 
-    monkeypatch.setattr(flow, "stage_file", full_disk)
+    monkeypatch.setattr(fileio, "stage_file", full_disk)
     with pytest.raises(OSError, match="No space left"):
         write_files({"old.v": _ours("changed"), "manifest.json": _manifest("old.v"), "extra.v": _ours("z")},
                     tmp_path)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, check_output_path, commit_staged, discard_staged, stage_file
+from ..fileio import atomic_write, check_output_path, write_together
 from ..interrupts import completed
 from ..inttext import brief
 from .pool import check_jobs, worker_pool
@@ -214,22 +214,7 @@ def check_outputs(out_dir: Path) -> None:
 def write_outputs(files: dict[str, str | bytes], out_dir: Path) -> None:
     """Every file staged (written and synced) before any is replaced: a full disk leaves the previous
     CSV, JSON and plot as they were, together."""
-    staged: dict[str, Path] = {}
-    try:
-        for name, data in files.items():
-            staged[name] = stage_file(out_dir / name, data)
-    except BaseException:
-        for tmp in staged.values():
-            discard_staged(tmp)
-        raise
-    names = list(staged)
-    for i, name in enumerate(names):
-        try:
-            commit_staged(staged[name], out_dir / name)
-        except BaseException:
-            for rest in names[i + 1:]:
-                discard_staged(staged[rest])
-            raise
+    write_together(files, out_dir)
 
 
 def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Path, jobs: int = 2,

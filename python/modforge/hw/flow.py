@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..arith.base import ParameterError
-from ..fileio import atomic_write, commit_staged, discard_staged, stage_file
+from ..fileio import atomic_write, write_together
 from . import harness as harness_mod
 from . import verilator as vl
 from .common import GENERATOR, HW_VERSION, digest, params_dict
@@ -153,29 +153,16 @@ def write_files(files: dict[str, str], out_dir: Path) -> list[Path]:
             raise ParameterError("out", f"{str(target)!r} is in the way of a generated file: it is not one we "
                                         f"generated ({what}); move it or choose another directory")
     old = _manifest_files(out_dir / "manifest.json")
-    staged: dict[str, Path] = {}
-    try:
-        for name, text in files.items():
-            staged[name] = stage_file(out_dir / name, text)
-    except BaseException:
-        for tmp in staged.values():
-            discard_staged(tmp)
-        raise
     # The new files, then the stale ones out, then the manifest that lists what is there.
-    names = [name for name in files if name != "manifest.json"] + (["manifest.json"] if "manifest.json" in files
-                                                                   else [])
-    paths = []
-    for i, name in enumerate(names):
+    ordered = {name: text for name, text in files.items() if name != "manifest.json"}
+    if "manifest.json" in files:
+        ordered["manifest.json"] = files["manifest.json"]
+
+    def before(name: str) -> None:
         if name == "manifest.json":
             _remove_stale(out_dir, old, files)
-        try:
-            commit_staged(staged[name], out_dir / name)
-        except BaseException:
-            for rest in names[i + 1:]:
-                discard_staged(staged[rest])
-            raise
-        paths.append(out_dir / name)
-    return paths
+
+    return write_together(ordered, out_dir, before)
 
 
 # The first line of every generated text file, after its comment marker ("//" in Verilog and C++, "#" in vectors).
