@@ -168,6 +168,8 @@ LAZY_SUBCOMMANDS = {
     "hw": "modforge.cli.hw:hw",
     "rsa": "modforge.cli.rsa:rsa",
     "cache": "modforge.cli.cache:cache",
+    "msm": "modforge.cli.msm:msm",
+    "ntt": "modforge.cli.ntt:ntt",
 }
 
 
