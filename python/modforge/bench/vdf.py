@@ -103,8 +103,7 @@ def parse_bits(text: str) -> tuple[int, ...]:
 
 def modulus_for(bits: int) -> tuple[int, str]:
     """The fixed modulus of a width, and where it comes from."""
-    from ..cli.main import deterministic_modulus
-    from ..data import vdf_alliance_modulus
+    from ..data import deterministic_modulus, vdf_alliance_modulus
 
     if bits == 1024:
         n = vdf_alliance_modulus()

@@ -21,6 +21,7 @@ import click
 from ..arith.base import ParameterError
 from ..hw.errors import HardwareError
 from ..inttext import brief, parse_int
+from .hw_design import check_out_dir, design_from_options
 from .main import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, INTEGER
 
 _LABELS = [("lut", "LUT"), ("ff", "FF (upper bound)"), ("dsp", "DSP"), ("carry", "carry cells"), ("muxf", "MUXF"),
@@ -108,13 +109,12 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
                dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
                as_json: bool) -> None:
     """Synthesise ARCH with Yosys: LUT, FF, DSP, carry and RAM/ROM counts and logic depth."""
-    from .hw import _design
 
     try:
         from ..hw.pool import check_jobs
 
         check_jobs(jobs)
-        design = _design(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
+        design = design_from_options(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
         from ..hw.synth import report
 
         progress = None
@@ -165,9 +165,8 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
         check_jobs(jobs)
         from ..hw.explore import check_outputs
         from ..hw.synth import yosys_version
-        from .hw import _check_out_dir
 
-        _check_out_dir(out_dir)    # -o as for hw gen
+        check_out_dir(out_dir)    # -o as for hw gen
         check_outputs(Path(out_dir))
         yosys_version()            # Yosys found and running, before any directory or work
     except ParameterError as exc:

@@ -9,7 +9,6 @@ string.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -20,6 +19,7 @@ from typing import Any
 import click
 
 from ..arith.base import ParameterError, require_modulus, require_seconds
+from ..data import MAX_MODEL_BITS, check_model_bits, deterministic_modulus  # noqa: F401 - used by the groups
 from ..inttext import brief, brief_text, parse_int
 
 EXIT_CHECK_FAILED = 1
@@ -130,33 +130,10 @@ def counts(obj: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-# The bit-exact models are Python: wider than this, one command runs for minutes (and --bits 10^20 never ends).
-MAX_MODEL_BITS = 16384
 # The largest integer a --opt value may have (a width, a count): room above every model's own bounds.
 MAX_OPTION_VALUE = 4 * MAX_MODEL_BITS
 # One modmul's work: a 16384-bit modulus in 4-bit words is 2^24 products (each a Python operation).
 MAX_MODMUL_WORD_PRODUCTS = 1 << 24
-
-
-def check_model_bits(bits: int, param: str = "bits") -> int:
-    if not 3 <= bits <= MAX_MODEL_BITS:
-        raise ParameterError(param, f"must be between 3 and {MAX_MODEL_BITS} bits, got {bits if bits < 1 << 64 else 'more'}")
-    return bits
-
-
-def deterministic_modulus(bits: int, seed: int = 0, odd: bool = True) -> int:
-    """An exactly ``bits``-bit modulus from SHA-256 of (bits, seed): reproducible, unstructured."""
-    check_model_bits(bits)
-    stream = b""
-    counter = 0
-    while len(stream) * 8 < bits:
-        stream += hashlib.sha256(f"modforge-modulus:{bits}:{seed}:{counter}".encode()).digest()
-        counter += 1
-    value = int.from_bytes(stream, "big") >> (len(stream) * 8 - bits)
-    value |= 1 << (bits - 1)
-    if odd:
-        value |= 1
-    return value
 
 
 # Subcommand groups that live in their own modules, imported only when used

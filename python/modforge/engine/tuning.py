@@ -218,11 +218,11 @@ def tuning_modulus(bits: int) -> int:
 def _timed_run(name: str, bits: int):
     """A function timing one run of ``name`` at ``bits`` (ns per squaring, about RUN_SECONDS), or None when
     the backend cannot take the width or fails."""
-    from .backends import _resolve
+    from .registry import resolve
 
     n = tuning_modulus(bits)
     try:
-        backend = _resolve(name)(n)
+        backend = resolve(name)(n)
         x = n // 3
         k = 16
         while True:                               # grow k until one run takes a millisecond

@@ -393,7 +393,7 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
     if modulus is None:
         if bits is None:
             raise ParameterError("bits", "give --bits N (a reproducible modulus of N bits) or --modulus N")
-        from ..cli.main import deterministic_modulus
+        from ..data import deterministic_modulus
 
         modulus = deterministic_modulus(bits, 0, odd=True)
     elif modulus < 3:

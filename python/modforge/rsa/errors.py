@@ -13,6 +13,10 @@ that failed on well-formed input, exit code 1:
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ..arith.base import ParameterError
+
 
 class RSAError(Exception):
     """A check failed on well-formed input (not bad usage)."""
@@ -35,3 +39,10 @@ class FaultError(RSAError):
 
     def __init__(self) -> None:
         super().__init__(self.MESSAGE)
+
+
+def unreadable(exc: OSError, path: str | Path, name: str) -> ParameterError:
+    """The ParameterError naming ``name`` for an input file that could not be read."""
+    if isinstance(exc, IsADirectoryError):
+        return ParameterError(name, f"{str(path)!r} is a directory")
+    return ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}")

@@ -10,18 +10,12 @@ from pathlib import Path
 
 from ..arith.base import ParameterError
 from ..fileio import InputTooLarge, atomic_write, read_bounded
+from .errors import unreadable
 
 
 # Signatures, ciphertexts and raw blocks are one modulus long (at most 2 KiB): a larger file is not one,
 # and is refused before it is read into memory.
 SMALL_INPUT_LIMIT = 1 << 20
-
-
-def unreadable(exc: OSError, path: str | Path, name: str) -> ParameterError:
-    """The ParameterError naming ``name`` for an input file that could not be read."""
-    if isinstance(exc, IsADirectoryError):
-        return ParameterError(name, f"{str(path)!r} is a directory")
-    return ParameterError(name, f"cannot read {str(path)!r}: {exc.strerror or exc}")
 
 
 def read_input(path: str | Path, name: str, limit: int) -> bytes:

@@ -35,8 +35,8 @@ from ..arith.base import ParameterError
 from ..inttext import brief, decimal_to_int
 from .encodings import (HashInfo, check_oaep_size, eme_oaep_decode, eme_oaep_encode, emsa_pkcs1_v15_encode_digest,
                         emsa_pss_encode, emsa_pss_verify, hash_info, i2osp, os2ip, pss_max_salt_length)
+from .errors import unreadable
 from .exp import DEFAULT_BLIND_BITS
-from .files import unreadable
 from .keys import RSAPrivateKey, RSAPublicKey
 from .primitives import rsadp, rsaep, rsasp1, rsavp1
 

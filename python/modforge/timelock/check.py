@@ -272,16 +272,3 @@ def measure_overhead(ring, x: int = 3, segment_seconds: float = 5.0, repeats: in
             "block": plan.block, "blocks": plan.blocks, "steps": plan.steps, "mul_cost": mul_cost,
             "predicted_overhead": plan.overhead(mul_cost), "attributed_overhead": statistics.median(attributed),
             "plain_cpu_seconds": p, "checked_cpu_seconds": c, "ab_overhead": (c - p) / p}
-
-
-def main_overhead(widths: list[int], backend: str = "auto") -> None:
-    """Print the check's predicted and measured overhead at each width (``python -m modforge.timelock overhead``)."""
-    from .create import generate_modulus
-
-    for bits in widths or [1024, 2048]:
-        n = generate_modulus(bits)[0]
-        r = measure_overhead(open_ring(n, backend))
-        print(f"{bits:5d} bits {r['backend']:>6}: L={r['block']} B={r['blocks']} mul={r['mul_cost']:.2f} sq, "
-              f"predicted {100 * r['predicted_overhead']:.3f}%, attributed {100 * r['attributed_overhead']:.3f}%, "
-              f"A/B {100 * r['ab_overhead']:+.3f}% (CPU: plain {r['plain_cpu_seconds']:.3f}s, "
-              f"checked {r['checked_cpu_seconds']:.3f}s)", flush=True)
