@@ -16,8 +16,9 @@
 # Stamps under .venv/ make a repeated `make test` rebuild nothing unless an
 # input changed:
 #   .venv/.stamp-deps    <- requirements/dev.txt, pyproject.toml
-#   .venv/.stamp-native  <- the deps stamp, pyproject.toml, native/Cargo.toml,
-#                           native/Cargo.lock, native/src/**/*.rs
+#   .venv/.stamp-native  <- the deps stamp, pyproject.toml, and every file of the
+#                           Cargo workspace under native/ (manifests, lock,
+#                           sources, build scripts) outside native/target
 # The package is installed editable: python/ edits take effect at once.
 
 PYTHON ?= python3
@@ -30,7 +31,8 @@ VENV_PY := $(BIN)/python
 DEPS_STAMP := $(VENV)/.stamp-deps
 NATIVE_STAMP := $(VENV)/.stamp-native
 
-NATIVE_SOURCES := native/Cargo.toml native/Cargo.lock $(shell find native/src -name '*.rs' 2>/dev/null)
+# Every crate of the workspace: a new crate under native/crates/ is tracked without an edit here.
+NATIVE_SOURCES := native/Cargo.lock $(shell find native -path native/target -prune -o \( -name '*.rs' -o -name Cargo.toml \) -print 2>/dev/null)
 NATIVE_MANIFEST := native/Cargo.toml
 
 # A stamp without the built extension next to the Python sources (deleted by
@@ -61,24 +63,25 @@ $(NATIVE_STAMP): $(DEPS_STAMP) pyproject.toml $(NATIVE_SOURCES) $(NATIVE_FORCE)
 	@test -x $(BIN)/modforge || { echo "error: $(BIN)/modforge was not installed" >&2; exit 1; }
 	@touch $@
 
-# The Rust tests.  On AVX-512 CPUs without IFMA (Skylake-SP, Cascade Lake:
-# most cloud Xeons) they run with IFMA's two instructions emulated
-# (native/src/ifma_emulated.rs), so that the IFMA kernels are tested there too
+# The Rust tests of every crate (doc tests included).  On AVX-512 CPUs without
+# IFMA (Skylake-SP, Cascade Lake: most cloud Xeons) they run with IFMA's two
+# instructions emulated (native/crates/modforge-ring/src/ifma_emulated.rs), so
+# that the IFMA kernels are tested there too
 # and not skipped; elsewhere as built for release.  (The Python extension is a
 # separate build, always the release one.)
 IFMA_EMULATED := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && ! grep -qw avx512ifma /proc/cpuinfo && echo yes)
 ifeq ($(IFMA_EMULATED),yes)
-NATIVE_TEST_FLAGS := --profile test-emulated --features ifma-emulated
+NATIVE_TEST_FLAGS := --profile test-emulated --features modforge-ring/ifma-emulated
 else
 NATIVE_TEST_FLAGS := --release
 endif
 
 test: setup
-	$(CARGO) test $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(CARGO) test --workspace $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests
 
 test-native: setup
-	$(CARGO) test $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(CARGO) test --workspace $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
 
 test-python: setup
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests

@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/kernel_mix.py --mca              # and llvm-mca's view
 
 The `ifma` backend's repeated squaring is one generated function per digit count,
-``sqr_n_L`` in ``native/src/ifma.rs``.  This script disassembles those functions
+``sqr_n_L`` in ``native/crates/modforge-ring/src/ifma.rs``.  This script disassembles those functions
 in the extension module that Python imports (``objdump``, symbols from ``nm``), takes
 the loop (the longest backward branch) and sorts its instructions by where they run
 on a core with two 512-bit vector ports (ports 0 and 5: Ice Lake and Sapphire
@@ -72,7 +72,7 @@ CLASSES = ("ifma", "p05", "p0", "p5", "load", "store", "zero", "move", "scalar")
 def digits_for(bits: int) -> int:
     """Loop digits L = K + 1 of the fold plan for a modulus of `bits` bits.
 
-    The same rule as ``FoldPlan::new`` (native/src/fold.rs): K is the least digit count
+    The same rule as ``FoldPlan::new`` (native/crates/modforge-ring/src/fold.rs): K is the least digit count
     with ``bits + 1 + bitlen(K + 2) <= 50K``.
     """
     k = 1

@@ -21,7 +21,7 @@ export CARGO_TARGET_DIR
 export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 
 test_bin() {
-    cargo test --release --no-run --message-format=json "$@" 2>/dev/null | python3 -c '
+    cargo test -p modforge-rsa --lib --release --no-run --message-format=json "$@" 2>/dev/null | python3 -c '
 import json, sys
 for line in sys.stdin:
     try:

@@ -29,7 +29,7 @@ Kernels (``backend=``):
   kernel must follow and checks it.
 * ``native``: ``modforge.native.rsa_crt_halves``, the Rust constant-time kernel:
   fixed windows and masked table scans on the fastest code path this CPU has
-  (``HalfKernel::best`` in native/src/rsa.rs): the IFMA fold where the CPU has
+  (``HalfKernel::best`` in native/crates/modforge-rsa): the IFMA fold where the CPU has
   AVX-512 IFMA, else the 32-bit-product fold of the ``avx512f`` backend
   (``vpmuludq``) where it has AVX-512F, else scalar almost-Montgomery products
   (MULX/ADX where present); see docs/rsa.md, "The native kernel", and

@@ -256,7 +256,7 @@ unsafe fn redc_amm(out: &mut [u64], t: &mut [u64], m: &[u64], m0inv: u64) {
 }
 
 // `sqr_rows_N`, `redc_N`, `mul_rows_N` and their lookups `sqr_rows_generated`,
-// `redc_generated`, `mul_rows_generated` (see `src/build_adx.rs`).
+// `redc_generated`, `mul_rows_generated` (see `build/build_adx.rs`).
 include!(concat!(env!("OUT_DIR"), "/adx_gen.rs"));
 
 /// `t[h..2n] += 2 p`, `p` of `2h` limbs, `n = 2h` (a square's middle

@@ -1,6 +1,6 @@
 //! The extension module `modforge._native`: Python integers in and out,
-//! checked here, arithmetic in [`crate::portable`] (`mont_mul`) and in the
-//! backends built by [`crate::dispatch`] (class `Ring`).
+//! checked here, arithmetic in [`modforge_ring::portable`] (`mont_mul`) and in the
+//! backends built by [`modforge_ring::dispatch`] (class `Ring`).
 //!
 //! Errors follow `modforge.arith.base.ParameterError`'s wording: a
 //! `ValueError` whose message starts with the name of the offending
@@ -14,10 +14,10 @@ use pyo3::types::{PyBool, PyInt};
 
 use std::time::{Duration, Instant};
 
-use crate::dispatch;
-use crate::kernel::{self, Kernel};
-use crate::portable;
-use crate::single::{self, Mont};
+use modforge_ring::dispatch;
+use modforge_ring::kernel::{self, Kernel};
+use modforge_ring::portable;
+use modforge_ring::single::{self, Mont};
 
 fn param_error(name: &str, problem: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("{name}: {problem}"))
@@ -256,7 +256,7 @@ impl Ring {
         let wide = 2 * self.limbs + 1;
         match (self.kernel.fold_plan(), self.kernel.fold32_plan()) {
             (Some(_), _) => self.div.reduce(&single::digits_to_limbs(s, wide)),
-            (None, Some(plan)) => self.div.reduce(&crate::fold32::digits_to_limbs(s, wide, plan.r)),
+            (None, Some(plan)) => self.div.reduce(&modforge_ring::fold32::digits_to_limbs(s, wide, plan.r)),
             (None, None) => self.kernel.leave(s),
         }
     }
@@ -511,7 +511,7 @@ impl RsaOperands {
 impl Drop for RsaOperands {
     fn drop(&mut self) {
         for buf in [&mut self.c, &mut self.dp, &mut self.dq] {
-            crate::rsa::zeroize(buf);
+            modforge_ct::zeroize(buf);
         }
     }
 }
@@ -525,7 +525,7 @@ impl Drop for RsaOperands {
 /// freed.  Methods release the GIL.
 #[pyclass(frozen, module = "modforge._native")]
 pub struct RsaKey {
-    ctx: crate::rsa::RsaCtx,
+    ctx: modforge_rsa::RsaCtx,
     n: BigUint,
     prime_bits: u64,
     np: usize,
@@ -567,9 +567,9 @@ impl RsaKey {
         }
         let (mut pl, mut ql, mut qil) = (to_limbs(&p, np), to_limbs(&q, nq), to_limbs(&qi, np));
         let el = to_limbs(&ev, portable::limbs_for_bits(ev.bits()).max(1));
-        let ctx = crate::rsa::scrub_after(|| crate::rsa::RsaCtx::new(&pl, &ql, &qil, &el));
+        let ctx = modforge_ct::scrub_after(|| modforge_rsa::RsaCtx::new(&pl, &ql, &qil, &el));
         for buf in [&mut pl, &mut ql, &mut qil] {
-            crate::rsa::zeroize(buf);
+            modforge_ct::zeroize(buf);
         }
         Ok(RsaKey { ctx, prime_bits: p.bits().max(q.bits()), n, np, nq })
     }
@@ -586,10 +586,10 @@ impl RsaKey {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let ops = RsaOperands::read(c, dp, dq, exp_bits, &self.n, self.prime_bits, self.np + self.nq)?;
         let (mut xp, mut xq) =
-            py.detach(|| crate::rsa::scrub_after(|| self.ctx.halves(&ops.c, &ops.dp, &ops.dq, ops.exp_bits)));
+            py.detach(|| modforge_ct::scrub_after(|| self.ctx.halves(&ops.c, &ops.dp, &ops.dq, ops.exp_bits)));
         let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
-        crate::rsa::zeroize(&mut xp);
-        crate::rsa::zeroize(&mut xq);
+        modforge_ct::zeroize(&mut xp);
+        modforge_ct::zeroize(&mut xq);
         Ok(out)
     }
 
@@ -601,10 +601,10 @@ impl RsaKey {
         let q = from_limbs(self.ctx.q_limbs());
         let mut xpl = self.limbs_below("xp", xp, &p, self.np)?;
         let mut xql = self.limbs_below("xq", xq, &q, self.nq)?;
-        let mut x = py.detach(|| crate::rsa::scrub_after(|| self.ctx.recombine(&xpl, &xql)));
+        let mut x = py.detach(|| modforge_ct::scrub_after(|| self.ctx.recombine(&xpl, &xql)));
         let out = from_limbs(&x);
         for buf in [&mut xpl, &mut xql, &mut x] {
-            crate::rsa::zeroize(buf);
+            modforge_ct::zeroize(buf);
         }
         Ok(out)
     }
@@ -633,13 +633,13 @@ impl RsaKey {
         _fault: u8,
     ) -> PyResult<Option<BigUint>> {
         let ops = RsaOperands::read(c, dp, dq, exp_bits, &self.n, self.prime_bits, self.np + self.nq)?;
-        match py.detach(|| crate::rsa::scrub_after(|| self.ctx.private(&ops.c, &ops.dp, &ops.dq, ops.exp_bits, _fault))) {
-            crate::rsa::Private::Ok(mut x) => {
+        match py.detach(|| modforge_ct::scrub_after(|| self.ctx.private(&ops.c, &ops.dp, &ops.dq, ops.exp_bits, _fault))) {
+            modforge_rsa::Private::Ok(mut x) => {
                 let out = from_limbs(&x);
-                crate::rsa::zeroize(&mut x);
+                modforge_ct::zeroize(&mut x);
                 Ok(Some(out))
             }
-            crate::rsa::Private::Fault => Ok(None),
+            modforge_rsa::Private::Fault => Ok(None),
         }
     }
 
@@ -712,11 +712,11 @@ mod native_module {
         let ops = super::RsaOperands::read(c, dp, dq, exp_bits, &n, p.bits().max(q.bits()), np + nq)?;
         let (mut pl, mut ql) = (to_limbs(&p, np), to_limbs(&q, nq));
         let (mut xp, mut xq) = py.detach(|| {
-            crate::rsa::scrub_after(|| crate::rsa::crt_halves(&ops.c, &pl, &ops.dp, &ql, &ops.dq, ops.exp_bits))
+            modforge_ct::scrub_after(|| modforge_rsa::crt_halves(&ops.c, &pl, &ops.dp, &ql, &ops.dq, ops.exp_bits))
         });
         let out = (limbs_to_int(py, &xp)?, limbs_to_int(py, &xq)?);
         for buf in [&mut pl, &mut ql, &mut xp, &mut xq] {
-            crate::rsa::zeroize(buf);
+            modforge_ct::zeroize(buf);
         }
         Ok(out)
     }

@@ -14,11 +14,11 @@
 //! 2. `c mod p` by Montgomery products of its `n`-limb chunks with
 //!    `R^k mod p`, added with masked subtractions (no division).
 //! 3. The kernel ([`HalfKernel`]): where the CPU has IFMA, the fold plan of
-//!    [`crate::fold`] (rows `2^(50(K+r)) mod p`, each one product by `2^50`
+//!    [`modforge_ring::fold`] (rows `2^(50(K+r)) mod p`, each one product by `2^50`
 //!    from the previous) and the `ifma` fold kernel, whose loop has no
 //!    comparison and no conditional subtraction at all (its value bound is a
 //!    fixed point, docs/native.md); where it has AVX-512F only, the
-//!    32-bit-product fold of [`crate::fold32`] (rows one product by `2^r`
+//!    32-bit-product fold of [`modforge_ring::fold32`] (rows one product by `2^r`
 //!    each) on the `avx512f` kernel; elsewhere [`MontHalfKernel`], the
 //!    scalar almost-Montgomery products of [`Mont`] (MULX/ADX rows when the
 //!    CPU has them), whose only conditional step is a masked subtraction.
@@ -27,141 +27,53 @@
 //! 4. Fixed windows of `w` bits: `w` squarings and one product per window,
 //!    zero digits included; the table entry is chosen by reading all `2^w`
 //!    entries with a mask.
-//! 5. Out of the loop form in constant time ([`crate::single::fold_leave`],
+//! 5. Out of the loop form in constant time ([`modforge_ring::single::fold_leave`],
 //!    or one Montgomery product by 1 and a masked subtraction).
 //! 6. Secret buffers on the heap are overwritten with zeros before they are
 //!    freed; the Python entry points run each secret operation through
-//!    [`scrub_after`], which zeroes the stack it used (the compiler's spills
+//!    [`modforge_ct::scrub_after`], which zeroes the stack it used (the compiler's spills
 //!    included) and the vector registers.
 //!
 //! Public: the limb counts of `p`, `q`, `c`, `exp_bits`, and the bit lengths
 //! of `p` and `q` (they fix the fold's digit count `K`; for an RSA key they
 //! follow from the key size, and `exp_bits` already discloses the larger).
+//!
+//! The crate sits on `modforge-ring` (the kernels) and `modforge-ct` (the
+//! masked selection and scrubbing); nothing in either knows RSA.
+//!
+//! The two halves for 64-bit primes, against square-and-multiply on 128-bit
+//! integers:
+//!
+//! ```
+//! use modforge_rsa::crt_halves;
+//!
+//! let (p, q) = (0xffff_ffff_ffff_ffc5u64, 0x7fff_ffff_ffff_ffe7u64); // 2^64 - 59, 2^63 - 25
+//! let c = [0x0123_4567_89ab_cdef_u64, 0x0fed_cba9_8765_4321]; // below p*q, little-endian limbs
+//! let (dp, dq) = (0xdead_beef_1234_5677u64, 0x1357_9bdf_0246_8ace);
+//! let (xp, xq) = crt_halves(&c, &[p], &[dp], &[q], &[dq], 64);
+//!
+//! let pow = |base: u128, mut e: u64, m: u64| {
+//!     let (m, mut b, mut acc) = (m as u128, base % m as u128, 1u128);
+//!     while e > 0 {
+//!         if e & 1 == 1 {
+//!             acc = acc * b % m;
+//!         }
+//!         b = b * b % m;
+//!         e >>= 1;
+//!     }
+//!     acc as u64
+//! };
+//! let c128 = (c[1] as u128) << 64 | c[0] as u128;
+//! assert_eq!(xp, vec![pow(c128, dp, p)]);
+//! assert_eq!(xq, vec![pow(c128, dq, q)]);
+//! ```
 
-use crate::fold::{tail_table, to_digits, FoldPlan, FoldPortableKernel, Lane8, LANES, MAX_VECTORS};
-use crate::kernel::{Kernel, MontCtx};
-use crate::fold32::{Fold32Plan, Fold32PortableKernel};
-use crate::fold32_shape;
-use crate::single::{ct_sub_if_ge, fold32_leave, fold_leave, opaque_u64, Mont};
-
-/// Overwrite with zeros in a way the optimiser keeps.
-pub fn zeroize(x: &mut [u64]) {
-    for w in x.iter_mut() {
-        // SAFETY: a valid, aligned `&mut u64`.
-        unsafe { core::ptr::write_volatile(w, 0) };
-    }
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-}
-
-/// Bytes of stack [`scrub_after`] overwrites: well over what the secret
-/// work of this module uses below its caller.  Measured by
-/// `ct_tests::secret_work_leaves_no_stack_behind` (which fails if the work
-/// outgrows it): 11.4 KiB at the deepest (2048-bit halves on `ifma`) in the
-/// release build, about 470 KiB unoptimised.
-pub const STACK_SCRUB_BYTES: usize = if cfg!(debug_assertions) { 1024 * 1024 } else { 32 * 1024 };
-
-/// Run `f` (work on secrets) one frame down, then overwrite the stack it
-/// used with zeros and clear the vector registers.  The kernels zero their
-/// own scratch buffers, but not what the compiler spills: the generated IFMA
-/// products and squares spill accumulators at 2048 bits and above, and those
-/// copies of secret-derived values would otherwise stay below the stack
-/// pointer until something else overwrites them.  Costs a 32 KiB `memset`,
-/// well under 1% of a 2048-bit private operation.
-#[inline(never)]
-pub fn scrub_after<T>(f: impl FnOnce() -> T) -> T {
-    // The scrub runs when the guard is dropped: after `f` returns, and also
-    // when it panics (during unwinding).  Both calls start their frames at
-    // the same stack pointer, so the scrub's area lies over every frame `f`
-    // used (down to its size).
-    let _scrub = ScrubOnDrop;
-    run_one_frame_down(f)
-}
-
-struct ScrubOnDrop;
-
-impl Drop for ScrubOnDrop {
-    #[inline(always)]
-    fn drop(&mut self) {
-        scrub_stack();
-        clear_vector_registers();
-    }
-}
-
-#[inline(never)]
-fn run_one_frame_down<T>(f: impl FnOnce() -> T) -> T {
-    f()
-}
-
-#[inline(never)]
-fn scrub_stack() {
-    let mut area = core::mem::MaybeUninit::<[u8; STACK_SCRUB_BYTES]>::uninit();
-    let p = area.as_mut_ptr() as *mut u8;
-    // SAFETY: writes within the local array.
-    unsafe { core::ptr::write_bytes(p, 0, STACK_SCRUB_BYTES) };
-    // The area is dead after this; keep the stores.
-    core::hint::black_box(p);
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-}
-
-/// Zero every vector register the kernels use (all are caller-saved, so
-/// nothing live is lost).
-fn clear_vector_registers() {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has AVX-512F; the registers are declared clobbered.
-            unsafe { clear_zmm() };
-        } else if std::arch::is_x86_feature_detected!("avx") {
-            // SAFETY: the CPU has AVX.
-            unsafe { core::arch::asm!("vzeroall", clobber_abi("C"), options(nostack, preserves_flags)) };
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn clear_zmm() {
-    // vzeroall clears zmm0-15 whole; zmm16-31 need their own.
-    core::arch::asm!(
-        "vzeroall",
-        "vpxord zmm16, zmm16, zmm16", "vpxord zmm17, zmm17, zmm17",
-        "vpxord zmm18, zmm18, zmm18", "vpxord zmm19, zmm19, zmm19",
-        "vpxord zmm20, zmm20, zmm20", "vpxord zmm21, zmm21, zmm21",
-        "vpxord zmm22, zmm22, zmm22", "vpxord zmm23, zmm23, zmm23",
-        "vpxord zmm24, zmm24, zmm24", "vpxord zmm25, zmm25, zmm25",
-        "vpxord zmm26, zmm26, zmm26", "vpxord zmm27, zmm27, zmm27",
-        "vpxord zmm28, zmm28, zmm28", "vpxord zmm29, zmm29, zmm29",
-        "vpxord zmm30, zmm30, zmm30", "vpxord zmm31, zmm31, zmm31",
-        clobber_abi("C"),
-        options(nostack, preserves_flags),
-    );
-}
-
-/// All ones when `a == b`, else zero, without a branch.
-#[inline(always)]
-pub(crate) fn eq_mask(a: u64, b: u64) -> u64 {
-    let d = a ^ b;
-    opaque_u64(((d | d.wrapping_neg()) >> 63).wrapping_sub(1))
-}
-
-/// `out = table[idx]` (entries of `len` limbs), reading every entry.
-pub fn ct_select(out: &mut [u64], table: &[u64], len: usize, idx: u64) {
-    out.fill(0);
-    for (i, entry) in table.chunks_exact(len).enumerate() {
-        let mask = eq_mask(i as u64, idx);
-        for (o, &e) in out.iter_mut().zip(entry) {
-            *o |= e & mask;
-        }
-    }
-}
-
-/// Bits `pos .. pos + w` of `e` (limbs; bits past the end are zero).
-pub(crate) fn bits_at(e: &[u64], pos: usize, w: usize) -> u64 {
-    let (i, b) = (pos / 64, pos % 64);
-    let lo = e.get(i).copied().unwrap_or(0) >> b;
-    let hi = if b > 0 { e.get(i + 1).copied().unwrap_or(0) << (64 - b) } else { 0 };
-    (lo | hi) & ((1u64 << w) - 1)
-}
+use modforge_ring::fold::{tail_table, to_digits, FoldPlan, FoldPortableKernel, Lane8, LANES, MAX_VECTORS};
+use modforge_ring::kernel::{Kernel, MontCtx};
+use modforge_ring::fold32::{Fold32Plan, Fold32PortableKernel};
+use modforge_ring::fold32_shape;
+use modforge_ring::single::{fold32_leave, fold_leave, Mont};
+use modforge_ct::{bits_at, ct_select, ct_sub_if_ge, opaque_u64, zeroize};
 
 /// Products of one fixed-window exponentiation (as `window_cost` in
 /// python/modforge/rsa/exp.py).
@@ -204,36 +116,6 @@ fn add_mod(acc: &mut [u64], y: &[u64], pe: &[u64]) {
         c = (v >> 64) as u64;
     }
     ct_sub_if_ge(acc, pe);
-}
-
-/// The generic loop of [`Kernel::pow_windows`]: one `sqr_n_internal` and
-/// one `mul_internal` per window, the entry read by [`ct_select`].
-pub fn pow_windows_generic<K: Kernel + ?Sized>(
-    kernel: &K,
-    s: &mut [u64],
-    table: &[u64],
-    e: &[u64],
-    windows: usize,
-    w: usize,
-) {
-    let len = s.len();
-    assert!(windows >= 1 && table.len() == len << w, "pow_windows: table of 2^w entries");
-    ct_select(s, table, len, bits_at(e, (windows - 1) * w, w));
-    let mut sel = vec![0u64; len];
-    for j in (0..windows - 1).rev() {
-        kernel.sqr_n_internal(s, w as u64);
-        let digit = bits_at(e, j * w, w);
-        ct_select(&mut sel, table, len, digit);
-        // The deliberate leak of the valgrind check (test builds only).
-        #[cfg(feature = "ct-leak-test")]
-        if digit == 0 {
-            continue;
-        }
-        let mut next = kernel.mul_internal(s, &sel);
-        s.copy_from_slice(&next);
-        zeroize(&mut next);
-    }
-    zeroize(&mut sel);
 }
 
 /// The 32-bit-product fold plan of the prime `p` (`mont`, `pe` = `p` with a
@@ -306,9 +188,9 @@ impl HalfKernel {
     /// The fastest this CPU runs: `Ifma` where it has IFMA, else `Avx512f`
     /// where it has AVX-512F, else `Mont`.
     pub fn best() -> Self {
-        if crate::dispatch::fold_ifma_supported() {
+        if modforge_ring::dispatch::fold_ifma_supported() {
             HalfKernel::Ifma
-        } else if crate::dispatch::supported("avx512f") {
+        } else if modforge_ring::dispatch::supported("avx512f") {
             HalfKernel::Avx512f
         } else {
             HalfKernel::Mont
@@ -467,9 +349,9 @@ impl HalfCtx {
         }
 
         let bits = 64 * n - p[n - 1].leading_zeros() as usize;
-        let fast_width = bits >= crate::dispatch::MIN_FAST_BITS as usize;
+        let fast_width = bits >= modforge_ring::dispatch::MIN_FAST_BITS as usize;
         let kind = match kind {
-            HalfKernel::Avx512f if !(fast_width && crate::dispatch::supported("avx512f")) => HalfKernel::Mont,
+            HalfKernel::Avx512f if !(fast_width && modforge_ring::dispatch::supported("avx512f")) => HalfKernel::Mont,
             other => other,
         };
         if matches!(kind, HalfKernel::Avx512f | HalfKernel::Fold32Portable) {
@@ -481,7 +363,7 @@ impl HalfCtx {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: avx512f was checked above; p has 256 to 4096 bits (a factor of a
                 // modulus of at most 4096 bits), whose shapes are all generated.
-                HalfKernel::Avx512f => Box::new(unsafe { crate::avx512f::Avx512fKernel::from_plan(plan, true) }),
+                HalfKernel::Avx512f => Box::new(unsafe { modforge_ring::avx512f::Avx512fKernel::from_plan(plan, true) }),
                 _ => Box::new(Fold32PortableKernel { plan }),
             };
             for buf in [&mut c50, &mut d64, &mut tmp, &mut t, &mut x] {
@@ -536,7 +418,7 @@ impl HalfCtx {
         let kernel: Box<dyn Kernel> = if kind == HalfKernel::Ifma && fast_width {
             #[cfg(target_arch = "x86_64")]
             {
-                Box::new(crate::ifma::FoldIfmaKernel { plan })
+                Box::new(modforge_ring::ifma::FoldIfmaKernel { plan })
             }
             #[cfg(not(target_arch = "x86_64"))]
             {
@@ -620,7 +502,7 @@ impl HalfCtx {
             zeroize(&mut next);
         }
         #[cfg(target_arch = "x86_64")]
-        crate::ifma::clear_mul_scratch();
+        modforge_ring::ifma::clear_mul_scratch();
         zeroize(&mut cm);
         zeroize(&mut base);
         PowRun { table: wt, acc: vec![0u64; lanes], windows: exp_bits.div_ceil(w).max(1), w }
@@ -759,7 +641,7 @@ impl RsaCtx {
     /// As [`RsaCtx::new`], on the half kernel `kind` (the tests run every
     /// kernel the CPU has; `Ifma` and `Avx512f` only where it has them).
     pub fn on(p: &[u64], q: &[u64], qinv: &[u64], e: &[u64], kind: HalfKernel) -> Self {
-        let adx = crate::dispatch::supported("adx");
+        let adx = modforge_ring::dispatch::supported("adx");
         let hp = HalfCtx::new(p, adx, kind);
         let hq = HalfCtx::new(q, adx, kind);
         let mut t = hp.mont.scratch();
@@ -772,14 +654,14 @@ impl RsaCtx {
         }
         let nbits = 64 * n.len() as u64 - n[n.len() - 1].leading_zeros() as u64;
         // The check runs on public data: any correct backend; the fastest here.
-        let name = if crate::dispatch::supported("ifma") && nbits >= crate::dispatch::MIN_FAST_BITS {
+        let name = if modforge_ring::dispatch::supported("ifma") && nbits >= modforge_ring::dispatch::MIN_FAST_BITS {
             "ifma"
-        } else if crate::dispatch::supported("adx") && nbits >= crate::dispatch::MIN_FAST_BITS {
+        } else if modforge_ring::dispatch::supported("adx") && nbits >= modforge_ring::dispatch::MIN_FAST_BITS {
             "adx"
         } else {
             "portable"
         };
-        let n_kernel = crate::dispatch::build(name, &n).expect("a kernel for n = p*q");
+        let n_kernel = modforge_ring::dispatch::build(name, &n).expect("a kernel for n = p*q");
         let mut e = e.to_vec();
         while e.len() > 1 && e[e.len() - 1] == 0 {
             e.pop();
@@ -916,9 +798,12 @@ pub fn crt_halves(
     dq: &[u64],
     exp_bits: usize,
 ) -> (Vec<u64>, Vec<u64>) {
-    let adx = crate::dispatch::supported("adx");
+    let adx = modforge_ring::dispatch::supported("adx");
     let kind = HalfKernel::best();
     let xp = half(c, p, dp, exp_bits, adx, kind);
     let xq = half(c, q, dq, exp_bits, adx, kind);
     (xp, xq)
 }
+
+#[cfg(test)]
+mod ct_tests;

@@ -1,12 +1,14 @@
 //! Scalar Montgomery arithmetic with everything precomputed per modulus:
 //! the fast path of single operations (`Ring.mul`, `Ring.sqr`, short
 //! `sqr_n`, leaving the fold's digits) and the building block of the RSA
-//! kernel ([`crate::rsa`]).
+//! kernel (the `modforge-rsa` crate).
 //!
 //! Every function here is constant time in the data: loop counts depend only
 //! on the limb count, and the only conditional operations are masked
 //! subtractions.  The MULX/ADX inner loop of [`crate::adx`] is used when the
 //! dispatcher says the CPU has it ([`crate::dispatch::scalar_mont`]).
+
+use modforge_ct::{ct_sub_if_ge, opaque_u64};
 
 use crate::fold::{FoldPlan, DIGIT_BITS, DIGIT_MASK};
 use crate::portable;
@@ -105,42 +107,6 @@ impl Mont {
     }
 }
 
-/// An optimisation barrier: the optimiser cannot see the value, so it cannot
-/// turn masked code back into a branch on it.
-#[inline(always)]
-pub fn opaque_u64(x: u64) -> u64 {
-    let mut y = x;
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: an empty asm statement.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(reg) y, options(nomem, nostack, preserves_flags))
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        y = core::hint::black_box(y);
-    }
-    y
-}
-
-/// `x = x - m` when `x >= m`, with the mask hidden from the optimiser
-/// ([`crate::portable::sub_if_ge`] was compiled into a branch on it: the
-/// valgrind check of the RSA kernel found it).  `x` and `m` equal length.
-pub fn ct_sub_if_ge(x: &mut [u64], m: &[u64]) {
-    let n = m.len();
-    let mut borrow = 0u64;
-    for j in 0..n {
-        let w = (x[j] as u128).wrapping_sub(m[j] as u128).wrapping_sub(borrow as u128);
-        borrow = (w >> 127) as u64;
-    }
-    let mask = opaque_u64((borrow ^ 1).wrapping_neg());
-    let mut borrow = 0u64;
-    for j in 0..n {
-        let w = (x[j] as u128).wrapping_sub((m[j] & mask) as u128).wrapping_sub(borrow as u128);
-        x[j] = w as u64;
-        borrow = (w >> 127) as u64;
-    }
-}
-
 /// The exact value of fold digits (each `< 2^64`, value `< 2^(64 * limbs)`)
 /// as `limbs` limbs, in constant time: one carry pass over the digits (fixed
 /// length, no data-dependent loop), then the 50-bit digits are packed.
@@ -193,8 +159,8 @@ pub fn fold32_leave(plan: &crate::fold32::Fold32Plan, mont: &Mont, r2: &[u64], s
     mont.redc(&mut a, &mut t);
     let mut out = vec![0u64; n];
     mont.mul_canon(&mut out, &a, r2, &mut t);
-    crate::rsa::zeroize(&mut a);
-    crate::rsa::zeroize(&mut t);
+    modforge_ct::zeroize(&mut a);
+    modforge_ct::zeroize(&mut t);
     out
 }
 

@@ -26,7 +26,7 @@
 //!   The top blocks, where rows would run past digit `L`, take the mirror
 //!   image instead (broadcasts of `D`, windows of `x`: "column form").
 //!   This part is straight-line code generated per digit count by
-//!   `src/build_ifma.rs` (`sq_high_L`, `sq_low_L`);
+//!   `build/build_ifma.rs` (`sq_high_L`, `sq_low_L`);
 //! * the high columns are carried once and stored for broadcasting; the fold
 //!   streams the table row by row into `2V` accumulators (times 1 to 4
 //!   interleaved sets, [`FOLD_SETS`]; the first starts from the square's
@@ -522,7 +522,7 @@ fn opaque(p: *const i64) -> *const i64 {
 }
 
 /// The squaring loop around a generated column function `cols` (one per
-/// digit count, see `src/build_ifma.rs`).
+/// digit count, see `build/build_ifma.rs`).
 #[inline(always)]
 unsafe fn sqr_n_with<const V: usize, const V2: usize, const VAR: u32>(
     plan: &FoldPlan,
@@ -771,7 +771,7 @@ unsafe fn ct_select_entry<const V: usize>(table: &[u64], entries: usize, digit: 
     debug_assert!(table.len() >= entries * LANES * V);
     let mut acc = [_mm512_setzero_si512(); V];
     for i in 0..entries {
-        let mask = _mm512_set1_epi64(crate::rsa::eq_mask(i as u64, digit) as i64);
+        let mask = _mm512_set1_epi64(modforge_ct::eq_mask(i as u64, digit) as i64);
         let entry = table.as_ptr().add(i * LANES * V) as *const i64;
         for v in 0..V {
             let e = _mm512_loadu_epi64(entry.add(LANES * v));
@@ -809,12 +809,12 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     let mut ds = Buf([0; BUF]);
     let mut dbuf = Buf([0; BUF]);
     let sets = FOLD_SETS.with(V, k + 1);
-    let mut x = ct_select_entry::<V>(table, entries, crate::rsa::bits_at(e, (windows - 1) * w, w));
+    let mut x = ct_select_entry::<V>(table, entries, modforge_ct::bits_at(e, (windows - 1) * w, w));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
             x = sqr_step::<V, V2>(plan, k, &x, &mut xs, &mut ds, &mut dbuf, sets, &high, &low);
         }
-        let digit = crate::rsa::bits_at(e, j * w, w);
+        let digit = modforge_ct::bits_at(e, j * w, w);
         let y = ct_select_entry::<V>(table, entries, digit);
         // The deliberate leak of the constant-time checks (test builds only).
         #[cfg(feature = "ct-leak-test")]
@@ -832,7 +832,7 @@ unsafe fn pow_windows_with<const V: usize, const V2: usize>(
     }
     save_digits(&x, s);
     for buf in [&mut xs, &mut ds, &mut dbuf] {
-        crate::rsa::zeroize(&mut buf.0);
+        modforge_ct::zeroize(&mut buf.0);
     }
 }
 
@@ -874,8 +874,8 @@ unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>
     let base = bufs.as_mut_ptr();
     let top = (windows - 1) * w;
     let mut x = [
-        ct_select_entry::<V>(tables[0], entries, crate::rsa::bits_at(es[0], top, w)),
-        ct_select_entry::<V>(tables[1], entries, crate::rsa::bits_at(es[1], top, w)),
+        ct_select_entry::<V>(tables[0], entries, modforge_ct::bits_at(es[0], top, w)),
+        ct_select_entry::<V>(tables[1], entries, modforge_ct::bits_at(es[1], top, w)),
     ];
     // The fold in flight: always the other chain's (operations alternate).
     let mut thread: Option<FoldThread<V, S>> = None;
@@ -883,7 +883,7 @@ unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>
         for op in 0..=w {
             // w squarings, then the product with the window's entry.
             let ys = if op == w {
-                let digits = [crate::rsa::bits_at(es[0], j * w, w), crate::rsa::bits_at(es[1], j * w, w)];
+                let digits = [modforge_ct::bits_at(es[0], j * w, w), modforge_ct::bits_at(es[1], j * w, w)];
                 // The deliberate leak of the constant-time checks (test builds only).
                 #[cfg(feature = "ct-leak-test")]
                 if digits[0] == 0 {
@@ -922,7 +922,7 @@ unsafe fn pow_pair_windows_with<const V: usize, const V2: usize, const S: usize>
     save_digits(&x[0], s0);
     save_digits(&x[1], s1);
     for buf in bufs.iter_mut() {
-        crate::rsa::zeroize(&mut buf.0);
+        modforge_ct::zeroize(&mut buf.0);
     }
 }
 
@@ -942,7 +942,7 @@ std::thread_local! {
 pub fn clear_mul_scratch() {
     MUL_SCRATCH.with(|cell| {
         for buf in cell.borrow_mut().iter_mut() {
-            crate::rsa::zeroize(&mut buf.0);
+            modforge_ct::zeroize(&mut buf.0);
         }
     });
 }

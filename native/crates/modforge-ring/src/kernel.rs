@@ -9,6 +9,7 @@
 //! conversions and its two hot loops (`k` squarings, one product).
 
 use crate::portable;
+use modforge_ct::{bits_at, ct_select, zeroize};
 
 /// One backend bound to one modulus.  Inputs of `enter` are canonical `n`-limb
 /// values; internal forms are whatever the same kernel produced.
@@ -38,7 +39,7 @@ pub trait Kernel: Send + Sync {
     /// entry is read with a mask, so no branch or address depends on `e`.
     /// Backends with a fused loop override this (`ifma`).
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
-        crate::rsa::pow_windows_generic(self, s, table, e, windows, w)
+        pow_windows_generic(self, s, table, e, windows, w)
     }
     /// Two fixed-window exponentiations at once, `self`'s (`s`, `table`,
     /// `e`) and `other`'s (`s2`, `table2`, `e2`), both of `windows` windows
@@ -508,4 +509,34 @@ impl Kernel for PortableKernel {
         portable::amm_mul(&mut out, a, b, &self.ctx.m, self.ctx.m0inv, &mut t);
         out
     }
+}
+
+/// The generic loop of [`Kernel::pow_windows`]: one `sqr_n_internal` and
+/// one `mul_internal` per window, the entry read by [`ct_select`].
+pub fn pow_windows_generic<K: Kernel + ?Sized>(
+    kernel: &K,
+    s: &mut [u64],
+    table: &[u64],
+    e: &[u64],
+    windows: usize,
+    w: usize,
+) {
+    let len = s.len();
+    assert!(windows >= 1 && table.len() == len << w, "pow_windows: table of 2^w entries");
+    ct_select(s, table, len, bits_at(e, (windows - 1) * w, w));
+    let mut sel = vec![0u64; len];
+    for j in (0..windows - 1).rev() {
+        kernel.sqr_n_internal(s, w as u64);
+        let digit = bits_at(e, j * w, w);
+        ct_select(&mut sel, table, len, digit);
+        // The deliberate leak of the valgrind check (test builds only).
+        #[cfg(feature = "ct-leak-test")]
+        if digit == 0 {
+            continue;
+        }
+        let mut next = kernel.mul_internal(s, &sel);
+        s.copy_from_slice(&next);
+        zeroize(&mut next);
+    }
+    zeroize(&mut sel);
 }

@@ -114,12 +114,12 @@ impl Fold32Plan {
             for (j, &d) in digits.iter().enumerate() {
                 table[(c / 2) * vk + j / LANES].0[j % LANES] |= d << (32 * (c % 2));
             }
-            crate::rsa::zeroize(&mut digits);
+            modforge_ct::zeroize(&mut digits);
             let mut following = next(&t);
             std::mem::swap(&mut t, &mut following);
-            crate::rsa::zeroize(&mut following);
+            modforge_ct::zeroize(&mut following);
         }
-        crate::rsa::zeroize(&mut t);
+        modforge_ct::zeroize(&mut t);
         table
     }
 
@@ -127,12 +127,12 @@ impl Fold32Plan {
     /// plans are functions of a secret prime).
     pub fn wipe(&mut self) {
         for lane in self.table.iter_mut() {
-            crate::rsa::zeroize(&mut lane.0);
+            modforge_ct::zeroize(&mut lane.0);
         }
         for buf in [&mut self.ctx.m, &mut self.ctx.r2, &mut self.ctx.r3] {
-            crate::rsa::zeroize(buf);
+            modforge_ct::zeroize(buf);
         }
-        crate::rsa::zeroize(core::slice::from_mut(&mut self.ctx.m0inv));
+        modforge_ct::zeroize(core::slice::from_mut(&mut self.ctx.m0inv));
     }
 
     /// Loop digits `L = K + 1`.
@@ -283,7 +283,7 @@ pub fn digits_to_limbs(d: &[u64], limbs: usize, r: u32) -> Vec<u64> {
             out[w + 1] |= x >> (64 - b);
         }
     }
-    crate::rsa::zeroize(&mut norm);
+    modforge_ct::zeroize(&mut norm);
     out
 }
 

@@ -5,7 +5,7 @@
 //! first; its digits are exactly those of the portable twin
 //! [`crate::fold32::Fold32PortableKernel`] (the tests compare the two).
 //!
-//! One squaring (code generated per shape by `src/build_avx512f.rs`, one
+//! One squaring (code generated per shape by `build/build_avx512f.rs`, one
 //! `asm!` block around the whole loop):
 //!
 //! * the digits `x` and `D = 2x` sit in a zero-padded scratch; the diagonal
@@ -104,7 +104,7 @@ unsafe fn select_into(dst: *mut u64, table: &[u64], lanes: usize, idx: u64) {
     for v in (0..lanes).step_by(8) {
         let mut acc = _mm512_setzero_si512();
         for i in 0..entries {
-            let mask = _mm512_set1_epi64(crate::rsa::eq_mask(i as u64, idx) as i64);
+            let mask = _mm512_set1_epi64(modforge_ct::eq_mask(i as u64, idx) as i64);
             let entry = _mm512_loadu_si512(table.as_ptr().add(i * lanes + v) as *const _);
             acc = _mm512_or_si512(acc, _mm512_and_si512(entry, mask));
         }
@@ -224,7 +224,7 @@ impl Kernel for Avx512fKernel {
     /// generic loop (same operations, no branch or address on `e`); the
     /// scratch is zeroed at the end.
     fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
-        use crate::rsa::bits_at;
+        use modforge_ct::bits_at;
         let lanes = self.plan.lanes();
         assert!(
             s.len() == lanes && windows >= 1 && table.len() == lanes << w,
