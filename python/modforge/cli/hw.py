@@ -48,10 +48,15 @@ def list_cmd(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(rows, indent=1))
         return
+    from .layout import hanging, terminal_width
+
+    width = terminal_width()
+    label = max(len(r["arch"]) for r in rows) + 2
     for r in rows:
-        click.echo(f"{r['arch']:<22} {r['summary']}")
-        click.echo(f"{'':<22} seed {r['seed']}")
-        click.echo(f"{'':<22} options: " + ", ".join(f"{k}={v}" for k, v in r["options"].items()))
+        click.echo(hanging(f"{r['arch']:<{label}}", r["summary"], width))
+        click.echo(hanging(" " * label, f"seed {r['seed']}", width))
+        click.echo(hanging(" " * label, "options: " + ", ".join(f"{k}={v}" for k, v in r["options"].items()),
+                           width, indent=label + 2))
 
 
 @hw.command("gen")

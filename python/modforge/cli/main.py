@@ -338,16 +338,24 @@ def algos(as_json: bool, bits: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from rich import box
+    from rich.markup import escape
+
+    from .layout import hanging, terminal_width
+
     console = Console()
+    width = terminal_width()
     for r in rows:
-        c = r["cost"]
-        console.print(f"[bold]{r['name']}[/bold]  ({r['family']}, {r['kind']})  {r['summary']}")
-        console.print(f"    seed        {r['seed']}", highlight=False)
+        head = hanging(f"{r['name']}  ", f"({r['family']}, {r['kind']})  {r['summary']}", width, indent=4)
+        name, _, rest = head.partition("  ")
+        console.print(f"[bold]{escape(name)}[/bold]  {escape(rest)}", highlight=False)
+        console.print(escape(hanging("    seed        ", str(r["seed"]), width)), highlight=False)
         for source in r["sources"]:
-            console.print(f"    source      {source}", highlight=False)
-        console.print(f"    cost model  {r['cost_formula']}", highlight=False)
-    table = Table(title=f"cost at {bits} bits")
-    for col in ("name", "family", "word products", "tables", "adder tree"):
+            console.print(escape(hanging("    source      ", source, width)), highlight=False)
+        console.print(escape(hanging("    cost model  ", r["cost_formula"], width)), highlight=False)
+    # Short headers and a light box: the widest row fits 80 columns whole.
+    table = Table(title=f"cost at {bits} bits", box=box.SIMPLE_HEAD)
+    for col in ("name", "family", "products", "tables", "tree"):
         table.add_column(col, no_wrap=True)
     for r in rows:
         c = r["cost"]
