@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -63,9 +64,11 @@ def print_tables(doc: dict, console: Console | None = None) -> None:
         bits = w["bits"]
         rows = sorted((r for r in doc["results"] if r["bits"] == bits), key=lambda r: r["ns_per_sqr_median"])
         ref = w.get("best_anchor")
+        # Narrow enough for 80 columns: a light box, a long name folds onto a second line rather than being
+        # cut, and the paired ratio's range sits under it.
         table = Table(title=f"{bits} bits ({w['modulus_source']}): ns per modular squaring, "
-                            f"speed-up vs {ref or 'n/a'}", title_justify="left")
-        table.add_column("implementation")
+                            f"speed-up vs {ref or 'n/a'}", title_justify="left", box=box.SIMPLE_HEAD)
+        table.add_column("implementation", overflow="fold")
         table.add_column("median", justify="right")
         table.add_column("min - max", justify="right")
         table.add_column("IQR", justify="right")
@@ -77,7 +80,7 @@ def print_tables(doc: dict, console: Console | None = None) -> None:
             iqr = (s["q3"] - s["q1"]) / r["ns_per_sqr_median"] * 100
             style = "bold" if r["kind"] == "ours" else None
             table.add_row(r["impl"], _ns(r["ns_per_sqr_median"]), f"{_ns(s['min'])} - {_ns(s['max'])}",
-                          f"{iqr:.1f}%", f"{ratio:.2f}x" if ratio is not None else "-", _paired(r), style=style)
+                          f"{iqr:.1f}%", f"{ratio:.2f}x" if ratio is not None else "-", _paired_stacked(r), style=style)
         console.print(table)
     print_notices(doc, console)
 
@@ -88,6 +91,12 @@ def _paired(row: dict) -> str:
     if paired is None or not span:
         return "-"
     return f"{paired:.2f}x ({span[0]:.2f}-{span[1]:.2f})"
+
+
+def _paired_stacked(row: dict) -> str:
+    """:func:`_paired` on two lines (the terminal table's column stays narrow)."""
+    text = _paired(row)
+    return text.replace(" (", "\n(") if text != "-" else text
 
 
 def print_notices(doc: dict, console: Console) -> None:

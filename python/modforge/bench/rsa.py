@@ -481,6 +481,11 @@ def to_markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _ops(value: float) -> str:
+    """Operations per second, to a tenth below 100 (4096-bit keys), whole above."""
+    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+
+
 def print_table(doc: dict, console) -> None:
     from rich.table import Table
 
@@ -491,18 +496,23 @@ def print_table(doc: dict, console) -> None:
                   + f"; load {doc['load_average']['start']} -> {doc['load_average']['end']}")
     console.print(f"{p['repeats']} rounds, ~{p['seconds']} s per run; private ops/s per core by "
                   f"{'thread CPU time' if p['clock'] == 'cpu' else 'wall time'} (openssl: its own user-time "
-                  f"figure); {PADDING} signatures; every one of ours verified with cryptography")
-    table = Table()
-    for col, just in (("bits", "right"), ("implementation", "left"), ("median ops/s", "right"),
-                      ("min - max", "right"), ("us/op", "right"), ("ours/openssl", "right"),
-                      ("ours/cryptography", "right")):
-        table.add_column(col, justify=just)
+                  f"figure); {PADDING} signatures; every one of ours verified with cryptography; "
+                  f"x openssl / x crypto = ours over openssl speed / cryptography")
+    from rich import box
+
+    # Short headers and a light box, so the table reads whole in 80 columns (docs/benchmarks.md explains
+    # the columns; the Markdown table keeps the long names).
+    table = Table(box=box.SIMPLE_HEAD)
+    for col, just in (("bits", "right"), ("implementation", "left"), ("ops/s", "right"),
+                      ("min - max", "right"), ("us/op", "right"), ("x openssl", "right"),
+                      ("x crypto", "right")):
+        table.add_column(col, justify=just, overflow="fold")
     for bits in p["bits"]:
         for r in sorted((r for r in doc["results"] if r["bits"] == bits), key=lambda r: -r["ops_per_s_median"]):
             s = r["spread"]
             ro, rc = r.get("ratio_vs_openssl"), r.get("ratio_vs_cryptography")
             table.add_row(str(bits), r["impl"] + (f" ({r['kernel']})" if r["impl"] == OURS else ""),
-                          f"{r['ops_per_s_median']:,.1f}", f"{s['min']:,.1f} - {s['max']:,.1f}",
+                          _ops(r["ops_per_s_median"]), f"{_ops(s['min'])} - {_ops(s['max'])}",
                           f"{r['us_per_op_median']:,.0f}",
                           f"{ro:.3f}x" if r["impl"] == OURS and ro is not None else "",
                           f"{rc:.3f}x" if r["impl"] == OURS and rc is not None else "",
