@@ -68,7 +68,9 @@ $(NATIVE_STAMP): $(DEPS_STAMP) pyproject.toml $(NATIVE_SOURCES) $(NATIVE_FORCE)
 # instructions emulated (native/crates/modforge-ring/src/ifma_emulated.rs), so
 # that the IFMA kernels are tested there too
 # and not skipped; elsewhere as built for release.  (The Python extension is a
-# separate build, always the release one.)
+# separate build, always the release one.)  `-- --show-output` prints what
+# libtest would hide: the line of each kernel test skipped on this CPU and the
+# summary of the backends the Rust tests ran on.
 IFMA_EMULATED := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && ! grep -qw avx512ifma /proc/cpuinfo && echo yes)
 ifeq ($(IFMA_EMULATED),yes)
 NATIVE_TEST_FLAGS := --profile test-emulated --features modforge-ring/ifma-emulated
@@ -77,11 +79,11 @@ NATIVE_TEST_FLAGS := --release
 endif
 
 test: setup
-	$(CARGO) test --workspace $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(CARGO) test --workspace $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST) -- --show-output
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests
 
 test-native: setup
-	$(CARGO) test --workspace $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST)
+	$(CARGO) test --workspace $(NATIVE_TEST_FLAGS) --quiet --manifest-path $(NATIVE_MANIFEST) -- --show-output
 
 test-python: setup
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests

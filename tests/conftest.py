@@ -26,3 +26,19 @@ def _signal_handlers_are_restored():
         signal.signal(sig, handler)
     leaked = {signal.Signals(sig).name: after[sig] for sig in before if after[sig] != before[sig]}
     assert not leaked, f"signal handlers left installed: {leaked}"
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line saying which native backends the engine and RSA tests ran on this CPU and which they could
+    not (they are parametrised over ``supported_backends()``): a CPU without a kernel's instructions skips
+    its tests, and that must be visible, not a quiet pass."""
+    try:
+        from modforge import _native
+    except ImportError:
+        terminalreporter.write_line("native backends: the extension is not built; no native backend was tested")
+        return
+    ran = list(_native.supported_backends())
+    missing = [b for b in _native.backends() if b not in ran]
+    features = ", ".join(f"{f}{'' if on else ' no'}" for f, on in sorted(_native.cpu_features().items()))
+    terminalreporter.write_line(f"Python native backend tests ran on: {', '.join(ran)}; not on this CPU: "
+                                f"{', '.join(missing) or 'none'} ({features})")

@@ -134,6 +134,15 @@ pub fn eq_mask(a: u64, b: u64) -> u64 {
 /// `out = table[idx]` (entries of `len` limbs), reading every entry.
 #[inline]
 pub fn ct_select(out: &mut [u64], table: &[u64], len: usize, idx: u64) {
+    // The deliberate secret-indexed read of the valgrind check (test builds
+    // only): the one-line mistake a masked scan exists to prevent.
+    #[cfg(feature = "ct-leak-index")]
+    {
+        let i = idx as usize * len;
+        out.copy_from_slice(&table[i..i + len]);
+        return;
+    }
+    #[allow(unreachable_code)]
     out.fill(0);
     for (i, entry) in table.chunks_exact(len).enumerate() {
         let mask = eq_mask(i as u64, idx);

@@ -431,6 +431,7 @@ mod tests {
     #[test]
     fn same_results_as_portable() {
         if !(is_x86_feature_detected!("bmi2") && is_x86_feature_detected!("adx")) {
+            crate::tests::skipped("no BMI2/ADX");
             return;
         }
         let mut next = xorshift(0x1234_5678_9ABC_DEF1);
@@ -463,6 +464,7 @@ mod tests {
     #[test]
     fn generated_rows_match_the_loops() {
         if !(is_x86_feature_detected!("bmi2") && is_x86_feature_detected!("adx")) {
+            crate::tests::skipped("no BMI2/ADX");
             return;
         }
         let seed = 0x5EED_ADC5_u64;

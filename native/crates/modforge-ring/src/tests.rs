@@ -53,6 +53,26 @@ fn modulus(rng: &mut Rng, bits: usize) -> Vec<u64> {
     m
 }
 
+/// Says that a test of a CPU-specific kernel did not run here, and why.
+/// libtest has no run-time skip: the line goes to the test's captured output,
+/// which `make test` shows (`-- --show-output`), so a skip is never a silent
+/// "ok".  `this_cpu_runs_these_backends` prints the summary.
+pub(crate) fn skipped(why: &str) {
+    println!("SKIPPED on this CPU: {why}");
+}
+
+/// What the backend tests exercise on this CPU, and what they cannot: the
+/// one line `make test` prints for the Rust side.
+#[test]
+fn this_cpu_runs_these_backends() {
+    let (ran, not): (Vec<&str>, Vec<&str>) = dispatch::BACKENDS.iter().partition(|b| dispatch::supported(b));
+    let features: Vec<String> =
+        dispatch::cpu_features().iter().map(|(f, on)| format!("{f}{}", if *on { "" } else { " no" })).collect();
+    println!("Rust backend tests ran on: {}; not on this CPU: {} ({})", ran.join(", "),
+             if not.is_empty() { "none".to_string() } else { not.join(", ") }, features.join(", "));
+    assert!(ran.contains(&"portable"), "the portable backend runs everywhere");
+}
+
 fn supported_backends() -> Vec<&'static str> {
     dispatch::BACKENDS
         .iter()
@@ -358,7 +378,7 @@ fn kernels_in_place_and_aliased_operands() {
 #[cfg(target_arch = "x86_64")]
 fn ifma_digits_match_the_portable_twin() {
     if !dispatch::supported("ifma") {
-        eprintln!("skipped: no AVX-512 IFMA on this CPU");
+        skipped("no AVX-512 IFMA");
         return;
     }
     let mut rng = Rng(0x5EED_0005);
@@ -394,7 +414,7 @@ fn ifma_digits_match_the_portable_twin() {
 fn ifma_generated_products_match_the_loop_and_the_twin_at_every_digit_count() {
     use std::sync::atomic::Ordering::Relaxed;
     if !dispatch::supported("ifma") {
-        eprintln!("skipped: no AVX-512 IFMA on this CPU");
+        skipped("no AVX-512 IFMA");
         return;
     }
     let mut rng = Rng(0x5EED_0009);
@@ -588,7 +608,7 @@ fn bench_multiexp() {
 #[test]
 fn ifma_paired_exponentiations_match_two_single_ones() {
     if !dispatch::supported("ifma") {
-        eprintln!("skipped: no AVX-512 IFMA on this CPU");
+        skipped("no AVX-512 IFMA");
         return;
     }
     let seed = 0x5EED_0030;
@@ -686,7 +706,7 @@ fn fold32_extreme_states_at_every_shape() {
     #[cfg(not(target_arch = "x86_64"))]
     let fast_here = false;
     if !fast_here {
-        eprintln!("avx512f not on this CPU: checking the twin's bounds only");
+        skipped("no AVX-512F: the fold32 twin's bounds checked, not the kernel");
     }
     for bits in fold32_shape::MIN_FAST_BITS..=fold32_shape::MAX_FAST_BITS {
         let shape = fold32_shape::shape(bits).unwrap();
@@ -799,7 +819,7 @@ fn emulated_ifma_matches_the_instructions() {
     assert_eq!(u(emu::_mm512_madd52hi_epu64(v(a), v(b), v(c))), [low52 - 1, low52 - 2, 5 + low52 - 1, 0, 2, 0, 6, 0]);
 
     if !(is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512ifma")) {
-        eprintln!("emulated IFMA: known answers only (no AVX-512 IFMA on this CPU to compare with)");
+        skipped("emulated IFMA checked by known answers only (no AVX-512 IFMA to compare with)");
         return;
     }
     #[target_feature(enable = "avx512f,avx512ifma")]
