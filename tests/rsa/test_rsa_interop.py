@@ -22,7 +22,6 @@ from modforge.cli.rsa import rsa
 from modforge.rsa import check_signature, decrypt, encrypt, read_private_key, read_public_key, sign
 from modforge.rsa.encodings import HASHES
 from modforge.rsa.exp import backend_name
-from modforge.rsa.keyder import PssRestriction
 from modforge.rsa.primitives import private_op
 
 from ..support import one_line_error
@@ -33,7 +32,10 @@ pytestmark = pytest.mark.skipif(OPENSSL is None, reason="the openssl command is 
 
 DATA = Path(__file__).parent / "data"
 KEY_8192 = DATA / "test-only-rsa8192.pem"
-SIGNING_HASHES = [name for name, h in HASHES.items() if h.signing]
+# The hashes issue 31 asks for, in OpenSSL's spelling (the list is the spec, not read from the code).
+SIGNING_HASHES = ["sha224", "sha256", "sha384", "sha512", "sha512-224", "sha512-256", "sha3-224", "sha3-256",
+                  "sha3-384", "sha3-512"]
+ALL_HASHES = ["sha1", *SIGNING_HASHES]
 MESSAGE = b"interop: pay 100 to alice\n"
 
 
@@ -164,7 +166,7 @@ def test_sha1_verifies_openssls_signatures_but_signs_nothing(keys, loaded, tmp_p
     assert not (tmp_path / "s").exists()
 
 
-@pytest.mark.parametrize("hash_name", list(HASHES))
+@pytest.mark.parametrize("hash_name", ALL_HASHES)
 def test_oaep_with_every_hash_both_ways(keys, loaded, tmp_path, hash_name: str) -> None:
     key, files = loaded["rsa2048"], keys["rsa2048"]
     plain = tmp_path / "plain"
@@ -303,6 +305,8 @@ def test_a_multi_prime_key_with_a_wrong_number_names_it(keys) -> None:
 
 
 def test_pss_restricted_keys_load_with_their_restriction(loaded, keys) -> None:
+    from modforge.rsa.keyder import PssRestriction
+
     want = PssRestriction(HASHES["sha384"], HASHES["sha256"], 24)
     assert loaded["pss"].pss == want and read_public_key(keys["pss"].public).pss == want
     assert loaded["pss-any"].pss == PssRestriction() and loaded["rsa2048"].pss is None
