@@ -262,6 +262,16 @@ def test_multi_prime_keys_load_and_sign_as_openssl_does(keys, loaded, tmp_path, 
     assert openssl_verifies(files.public, msg, tmp_path / "pss.sig", "sha384", "pss", mgf1="sha1")
 
 
+@pytest.mark.parametrize("der", [False, True], ids=["pem", "der"])
+def test_encrypted_multi_prime_keys_load_with_their_password(keys, loaded, tmp_path, der: bool) -> None:
+    encrypted = tmp_path / "enc"
+    ossl("pkcs8", "-topk8", "-in", keys["primes3"].private, "-passout", "pass:hunter2", "-v2", "aes-256-cbc",
+         *(["-outform", "DER"] if der else []), "-out", encrypted)
+    assert read_private_key(encrypted, b"hunter2") == loaded["primes3"]
+    with pytest.raises(ParameterError, match=r"^key: could not decrypt the private key \(wrong password\?\)$"):
+        read_private_key(encrypted, b"hunter3")
+
+
 @pytest.mark.parametrize("name", ["primes3", "primes4"])
 def test_multi_prime_keys_decrypt_openssls_ciphertexts(keys, tmp_path, name: str) -> None:
     files = keys[name]

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError
-from .keyder import KeyFormatError, PssRestriction, multi_prime_numbers, pss_restriction
 from ..fileio import InputTooLarge, read_bounded
+from .keyder import KeyFormatError, PssRestriction, multi_prime_numbers, pss_restriction
 
 MIN_BITS = 1024
 MAX_BITS = 8192
@@ -250,10 +250,7 @@ def _encrypted_multi_prime(data: bytes, pem: bool, password: bytes) -> RSAPrivat
 
     plain = [decrypted_prefix(der, password, length=len(der)) for der in _ders(data, pem)]
     plain = [p for p in plain if p is not None]
-    key = _multi_prime(plain, _pss_of(plain))
-    for p in plain:     # best effort: the buffers are immutable bytes, dropped here
-        del p
-    return key
+    return _multi_prime(plain, _pss_of(plain))
 
 
 def _public_key_given(data: bytes, pem: bool) -> bool:
