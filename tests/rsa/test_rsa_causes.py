@@ -161,7 +161,8 @@ def test_e_is_hex_in_keygen_and_verify_json(tmp_path, files) -> None:
     assert res.exit_code == 0, res.output
     keygen_e = json.loads(res.stdout)["e"]
     sig = tmp_path / "s"
-    assert run("sign", "--key", tmp_path / "k.pem", "--in", files["msg"], "--out", sig, "--scheme", "pss").exit_code == 0
+    res = run("sign", "--key", tmp_path / "k.pem", "--in", files["msg"], "--out", sig, "--scheme", "pss")
+    assert res.exit_code == 0, res.output
     res = run("verify", "--key", tmp_path / "k.pub", "--in", files["msg"], "--sig", sig, "--scheme", "pss", "--json")
     assert keygen_e == json.loads(res.stdout)["e"] == hex(65537)
 

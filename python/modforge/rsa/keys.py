@@ -437,7 +437,8 @@ def generate_private_key_pem(bits: int, password: bytes | None = None) -> tuple[
 
     if not isinstance(bits, int) or isinstance(bits, bool) or not KEYGEN_MIN_BITS <= bits <= KEYGEN_MAX_BITS \
             or bits % 8:
-        raise ParameterError("bits", f"must be a multiple of 8 from {KEYGEN_MIN_BITS} to {KEYGEN_MAX_BITS}, got {bits!r}")
+        raise ParameterError("bits", f"must be a multiple of 8 from {KEYGEN_MIN_BITS} to {KEYGEN_MAX_BITS}, "
+                                     f"got {bits!r}")
     if password is not None and not 0 < len(password) <= MAX_PASSWORD_BYTES:
         raise ParameterError("key_password_file", f"the password (its first line) must have 1 to "
                                                   f"{MAX_PASSWORD_BYTES} bytes, got {len(password)}")
