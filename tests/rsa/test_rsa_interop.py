@@ -183,10 +183,11 @@ def test_oaep_with_every_hash_both_ways(keys, loaded, tmp_path, hash_name: str) 
 
 # --------------------------------------------------------------------------------- item 12: MGF1 mixes
 
-PSS_MIXES = [("sha256", "sha1"), ("sha512", "sha256"), ("sha3-256", "sha1"), ("sha384", "sha3-512"),
-             ("sha512-256", "sha224")]
-OAEP_MIXES = [("sha256", "sha1"), ("sha384", "sha256"), ("sha3-256", "sha1"), ("sha1", "sha256"),
-              ("sha512-224", "sha3-384")]
+# Every hash as the message hash and as the MGF1 hash, each with another: the MGF1 hash is the one a few
+# places further in the list.  The two common defaults (Java's OAEP, OpenSSL's) are named first.
+PSS_MIXES = [("sha256", "sha1")] + [(h, ALL_HASHES[(i + 4) % len(ALL_HASHES)])
+                                    for i, h in enumerate(ALL_HASHES) if h != "sha1"]
+OAEP_MIXES = [("sha256", "sha1")] + [(h, ALL_HASHES[(i + 3) % len(ALL_HASHES)]) for i, h in enumerate(ALL_HASHES)]
 
 
 @pytest.mark.parametrize("hash_name, mgf1", PSS_MIXES)
@@ -283,6 +284,12 @@ def test_multi_prime_keys_decrypt_openssls_ciphertexts(keys, tmp_path, name: str
         res = run("decrypt", "--key", files.private, "--in", theirs, "--out", out, "--scheme", "oaep", "--hash",
                   "sha256", "--mgf1-hash", "sha1", "--backend", backend, "--force")
         assert res.exit_code == 0 and out.read_bytes() == plain.read_bytes(), res.output
+    # And the other way: OpenSSL decrypts with the multi-prime key what we encrypt to its public half.
+    ours = tmp_path / "ours.bin"
+    assert run("encrypt", "--key", files.public, "--in", plain, "--out", ours, "--scheme", "oaep", "--hash",
+               "sha512").exit_code == 0
+    assert ossl("pkeyutl", "-decrypt", "-inkey", files.private, "-in", ours,
+                *_oaep_opts("sha512", "sha512")).stdout == plain.read_bytes()
 
 
 @pytest.mark.parametrize("name", ["primes3", "primes4"])
@@ -393,6 +400,9 @@ def test_8192_bit_keys_sign_verify_and_decrypt_with_openssl(keys, loaded, tmp_pa
     assert check_signature(read_public_key(files.public), MESSAGE, theirs, "pkcs1v15", "sha3-512") is None
     ct = ossl("pkeyutl", "-encrypt", "-pubin", "-inkey", files.public, "-in", msg, *_oaep_opts("sha256", "sha1")).stdout
     assert decrypt(key, ct, "oaep", "sha256", mgf1_hash="sha1") == MESSAGE
+    (tmp_path / "ours.bin").write_bytes(encrypt(read_public_key(files.public), MESSAGE, "oaep", "sha3-256"))
+    assert ossl("pkeyutl", "-decrypt", "-inkey", files.private, "-in", tmp_path / "ours.bin",
+                *_oaep_opts("sha3-256", "sha3-256")).stdout == MESSAGE
 
 
 def test_the_native_kernel_names_its_limit_for_8192_bits(loaded) -> None:
