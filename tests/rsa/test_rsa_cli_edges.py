@@ -114,9 +114,10 @@ def test_batch_targets_are_checked_like_out_before_any_work(files) -> None:
     one_line_error(run("sign", "--key", key, "--batch", d / "e", "--scheme", "pss"), "is a directory")
 
 
-def test_rsa_pss_restricted_keys_are_refused() -> None:
-    # An id-RSASSA-PSS PKCS#8 key, as `openssl genpkey -algorithm RSA-PSS` writes it: the PrivateKeyInfo's
-    # AlgorithmIdentifier names the PSS OID.  Built from an ordinary key by swapping the OID.
+def test_rsa_pss_restricted_keys_with_malformed_parameters_are_refused() -> None:
+    # An id-RSASSA-PSS PKCS#8 key whose AlgorithmIdentifier keeps rsaEncryption's NULL parameters (RFC 4055
+    # allows none, or RSASSA-PSS-params).  Built from an ordinary key by swapping the OID.  Well-formed
+    # restricted keys load and are enforced: tests/rsa/test_rsa_interop.py.
     ordinary = crsa.generate_private_key(65537, 1024).private_bytes(
         serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     rsa_oid, pss_oid = bytes.fromhex("06092a864886f70d010101"), bytes.fromhex("06092a864886f70d01010a")
@@ -265,8 +266,8 @@ def test_keygen_encrypts_with_the_password_file(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("extra, param", [
-    (["--bits", 1024], "bits"), (["--bits", 2049], "bits"), (["--bits", 8192], "bits"),
-    (["--public-out", "{out}"], "public_out"),
+    (["--bits", 1024], "--bits"), (["--bits", 2049], "--bits"), (["--bits", 8200], "--bits"),
+    (["--public-out", "{out}"], "--public-out"),
 ])
 def test_keygen_refuses_weak_odd_or_clashing_requests(tmp_path, extra, param) -> None:
     out = tmp_path / "k.pem"
@@ -347,5 +348,5 @@ def test_keygen_password_lengths(tmp_path) -> None:
         if ok:
             assert res.exit_code == 0, res.output
         else:
-            one_line_error(res, "key_password_file")
+            one_line_error(res, "--key-password-file: ")
             assert not out.exists()

@@ -11,6 +11,10 @@ from modforge.rsa.errors import DecryptionError
 
 # RFC 8017 Sec. 9.2, note 1: the DER encodings T of DigestInfo, up to the hash value.
 RFC8017_PREFIXES = {
+    "sha1": "30 21 30 09 06 05 2b 0e 03 02 1a 05 00 04 14",
+    "sha224": "30 2d 30 0d 06 09 60 86 48 01 65 03 04 02 04 05 00 04 1c",
+    "sha512-224": "30 2d 30 0d 06 09 60 86 48 01 65 03 04 02 05 05 00 04 1c",
+    "sha512-256": "30 31 30 0d 06 09 60 86 48 01 65 03 04 02 06 05 00 04 20",
     "sha256": "30 31 30 0d 06 09 60 86 48 01 65 03 04 02 01 05 00 04 20",
     "sha384": "30 41 30 0d 06 09 60 86 48 01 65 03 04 02 02 05 00 04 30",
     "sha512": "30 51 30 0d 06 09 60 86 48 01 65 03 04 02 03 05 00 04 40",
@@ -25,8 +29,27 @@ def test_derived_digest_info_prefix_is_rfc8017s(name: str) -> None:
 def test_hash_names() -> None:
     assert hash_info(None).name == "sha256"
     assert hash_info("SHA-384").name == "sha384"
-    with pytest.raises(ParameterError, match=r"^hash: unsupported hash 'md5'; choose one of: sha256, sha384, sha512$"):
+    # OpenSSL's, hashlib's and the standards' spellings of one hash (issue 31, item 11).
+    for spelling in ("sha512-224", "SHA512/224", "sha512_224", "SHA-512/224"):
+        assert hash_info(spelling).name == "sha512-224"
+    for spelling in ("sha3-256", "SHA3-256", "sha3_256"):
+        assert hash_info(spelling).name == "sha3-256"
+    assert [h.name for h in HASHES.values() if not h.signing] == ["sha1"]
+    with pytest.raises(ParameterError, match=r"^hash: unsupported hash 'md5'; choose one of: sha1, sha224, sha256, "
+                                             r"sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, sha3-384, "
+                                             r"sha3-512$"):
         hash_info("md5")
+
+
+@pytest.mark.parametrize("name", sorted(HASHES))
+def test_every_hash_is_hashlibs(name: str) -> None:
+    import hashlib
+
+    h = HASHES[name]
+    want = hashlib.new(h.hashlib_name, b"abc").digest()
+    assert h.digest(b"abc") == want and h.digest_size == len(want)
+    # The DigestInfo prefix ends in the OCTET STRING header of this digest length.
+    assert h.digest_info_prefix[-2:] == bytes([0x04, len(want)])
 
 
 def test_i2osp_os2ip() -> None:

@@ -120,22 +120,22 @@ def _prime(bits: int, r) -> int:
     return int(gmpy2.next_prime(r.getrandbits(bits) | (1 << (bits - 1))))
 
 
-def test_sizes_outside_1024_to_4096_are_refused() -> None:
+def test_sizes_outside_1024_to_8192_are_refused() -> None:
     r = rng(5)
     p, q = _prime(256, r), _prime(256, r)
     d = pow(65537, -1, (p - 1) * (q - 1))
     small = rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p),
                                   rsa.RSAPublicNumbers(65537, p * q)).private_key()
     bits = (p * q).bit_length()
-    msg = rf"^key: modulus is {bits} bits; supported sizes are 1024 to 4096 bits$"
+    msg = rf"^key: modulus is {bits} bits; supported sizes are 1024 to 8192 bits$"
     with pytest.raises(ParameterError, match=msg):
         load_private_key(small.private_bytes(Enc.PEM, PrivF.PKCS8, serialization.NoEncryption()))
     with pytest.raises(ParameterError, match=msg):
         load_public_key(small.public_key().public_bytes(Enc.DER, PubF.PKCS1))
-    big = rsa.RSAPublicNumbers(65537, (1 << 4096) | 1).public_key()       # 4097 bits
-    with pytest.raises(ParameterError, match="^key: modulus is 4097 bits; supported sizes are 1024 to 4096 bits$"):
+    big = rsa.RSAPublicNumbers(65537, (1 << 8192) | 1).public_key()       # 8193 bits
+    with pytest.raises(ParameterError, match="^key: modulus is 8193 bits; supported sizes are 1024 to 8192 bits$"):
         load_public_key(big.public_bytes(Enc.PEM, PubF.SubjectPublicKeyInfo))
-    assert RSAPublicKey((1 << 4095) | 1, 3).bits == 4096 and RSAPublicKey((1 << 1023) | 1, 3).bits == 1024
+    assert RSAPublicKey((1 << 8191) | 1, 3).bits == 8192 and RSAPublicKey((1 << 1023) | 1, 3).bits == 1024
 
 
 def test_inconsistent_numbers(k1024) -> None:

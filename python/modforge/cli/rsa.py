@@ -3,9 +3,14 @@
 Exit codes: 0 success / valid signature; 1 a check failed (an invalid
 signature - the reason on stdout or in the JSON -, a failed decryption, a
 private-key result withheld by the fault check); 2 bad usage or bad input
-(unreadable or malformed key, wrong input length, unknown scheme or hash),
-one line on stderr.  JSON output writes big integers as 0x-prefixed
-lowercase hex.
+(unreadable or malformed key, a signature or ciphertext of the wrong length
+or not below n, unknown scheme or hash), one line on stderr naming the
+option (``--key-password-file: ...``).  JSON output writes big integers,
+``e`` included, as 0x-prefixed lowercase hex.
+
+Outputs: a file that exists is replaced only with ``--force`` (keygen's
+``--out``/``--public-out``, sign's ``--out`` and batch ``.sig`` files,
+encrypt's and decrypt's ``--out``), always atomically.
 """
 
 from __future__ import annotations
@@ -23,13 +28,21 @@ from .main import EXIT_CHECK_FAILED, INTEGER, ErrorExitGroup, parse_int
 
 SIGN_SCHEMES = "raw|pkcs1v15|pss"
 ENCRYPT_SCHEMES = "raw|oaep"
+_HASH_LIST = ("sha224, sha256 (default), sha384, sha512, sha512-224, sha512-256, sha3-224, sha3-256, "
+              "sha3-384, sha3-512; sha1 to verify only")
 # Each command names its own schemes: encrypt and decrypt have no pkcs1v15 or pss.
-SIGN_HASH_HELP = "Hash for pkcs1v15 and pss: sha256 (default), sha384 or sha512. Not with raw."
-ENCRYPT_HASH_HELP = "Hash for oaep (the label hash and MGF1): sha256 (default), sha384 or sha512. Not with raw."
+SIGN_HASH_HELP = f"Hash for pkcs1v15 and pss: {_HASH_LIST} (a PSS-restricted key's by default). Not with raw."
+ENCRYPT_HASH_HELP = ("Hash for oaep (the label hash, and MGF1's unless --mgf1-hash): sha1, sha224, sha256 "
+                     "(default), sha384, sha512, sha512-224, sha512-256, sha3-224 ... sha3-512. Not with raw.")
+SIGN_MGF1_HELP = "MGF1 hash for pss (default: the --hash one, or a PSS-restricted key's); e.g. sha1."
+ENCRYPT_MGF1_HELP = ("MGF1 hash for oaep (default: the --hash one). OpenSSL's pkeyutl default is sha1 with "
+                     "sha1; Java's common one --hash sha256 --mgf1-hash sha1.")
+FORCE_HELP = "Replace --out if it exists (without it an existing file is an error)."
 
 
 class RsaGroup(ErrorExitGroup):
-    """Bad input exits 2; a failed check (fault, bad padding, invalid signature) 1."""
+    """Bad input exits 2; a failed check (fault, bad padding, invalid signature) 1.  A ParameterError about
+    one of the command's options is said with the option's name (``--key-password-file: ...``)."""
 
     def exit_codes(self) -> list[tuple[type[BaseException], int, str]]:
         from ..rsa.errors import RSAError
@@ -37,24 +50,44 @@ class RsaGroup(ErrorExitGroup):
         return [*super().exit_codes(), (RSAError, EXIT_CHECK_FAILED, "error: ")]
 
 
+class RsaCommand(click.Command):
+    """An rsa subcommand: a ParameterError about one of its options is said with the option's name as
+    typed (``--key-password-file: ...``, not ``key_password_file: ...``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ParameterError as exc:
+            wanted = "--" + exc.param.replace("_", "-")
+            if any(wanted in param.opts for param in self.params if isinstance(param, click.Option)):
+                raise ParameterError(wanted, exc.problem) from None
+            raise
+
+
+RsaGroup.command_class = RsaCommand
+
+
 def _dump(doc: dict[str, Any]) -> None:
     click.echo(json.dumps(doc, indent=1))
 
 
 def _salt(text: str | None) -> int | str | None:
-    if text is None or text in ("max", "auto"):
+    if text is None or text in ("max", "auto", "digest"):
         return text
-    return parse_int(text, "salt_length", expected="a byte count, 'max' (sign) or 'auto' (verify)")
+    return parse_int(text, "salt_length", expected="a byte count, 'digest', 'max' or 'auto' (verify)")
 
 
-def _check_out(out_path: str, **inputs: str | None) -> None:
-    """--out writable, a regular file or new, and not one of the files the command reads (the key!)."""
+def _check_out(out_path: str, force: bool, **inputs: str | None) -> None:
+    """--out writable, a regular file or new (existing only with --force), and not one of the files the
+    command reads (the key!)."""
     from ..fileio import check_output_path, same_file
 
     check_output_path(out_path, "out")
     for name, path in inputs.items():
         if path is not None and same_file(out_path, path):
             raise ParameterError("out", f"is the same file as --{name}")
+    # Last, so that a more specific problem (a FIFO, the key itself) is the one said.
+    check_output_path(out_path, "out", overwrite=force)
 
 
 def _password(password_file: str | None) -> bytes | None:
@@ -78,10 +111,22 @@ def _private_key(key_path: str, password_file: str | None):
 KEY_PASSWORD_HELP = "File holding the password of an encrypted private key (its first line)."
 
 
-def _hash_label(scheme: str, hash_name: str | None) -> str | None:
+def _hash_label(scheme: str, hash_name: str | None, key: Any = None) -> str | None:
+    from ..rsa.schemes import effective_hash_name
+
+    return effective_hash_name(key, scheme, hash_name)
+
+
+def _mgf1_label(scheme: str, hash_name: str | None, mgf1_hash: str | None, key: Any = None) -> str | None:
+    """The MGF1 hash in use (pss, oaep), for the output; None for the other schemes."""
     from ..rsa.encodings import hash_info
 
-    return None if scheme == "raw" else hash_info(hash_name).name
+    if scheme not in ("pss", "oaep"):
+        return None
+    restriction = getattr(key, "pss", None)
+    if mgf1_hash is None and restriction is not None and restriction.mgf1_hash is not None:
+        return restriction.mgf1_hash.name
+    return hash_info(mgf1_hash or _hash_label(scheme, hash_name, key), "mgf1_hash").name
 
 
 @click.group(cls=RsaGroup)
@@ -115,7 +160,8 @@ def _batch_progress(enabled: bool | None):
 
 
 @rsa.command("keygen")
-@click.option("--bits", type=INTEGER, default=3072, show_default=True, help="Modulus size: 2048 to 4096, a multiple of 8.")
+@click.option("--bits", type=INTEGER, default=3072, show_default=True,
+              help="Modulus size: 2048 to 8192, a multiple of 8 (8192 takes about a minute).")
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False),
               help="Private key to write: PKCS#8 PEM, mode 0600.")
 @click.option("--public-out", "public_path", type=click.Path(dir_okay=False),
@@ -181,7 +227,7 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
     der = public.n.to_bytes((public.n.bit_length() + 7) // 8, "big")
     fingerprint = hashlib.sha256(der).hexdigest()
     if as_json:
-        _dump({"bits": bits, "e": public.e, "out": out_path, "public_out": public_path,
+        _dump({"bits": bits, "e": hex(public.e), "out": out_path, "public_out": public_path,
                "encrypted": password is not None, "modulus_sha256": fingerprint, "seconds": round(seconds, 6)})
     else:
         click.echo(f"key          {out_path} ({bits} bits, e = {public.e}"
@@ -204,15 +250,21 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
               help="With --batch: show a progress bar (default: when stderr is a terminal).")
 @click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")
 @click.option("--hash", "hash_name", metavar="NAME", help=SIGN_HASH_HELP)
-@click.option("--salt-length", "salt_text", metavar="N|max", help="PSS salt bytes (default: the hash length).")
+@click.option("--mgf1-hash", "mgf1_hash", metavar="NAME", help=SIGN_MGF1_HELP)
+@click.option("--salt-length", "salt_text", metavar="N|digest|max",
+              help="PSS salt bytes: a count, digest (the hash length) or max (the largest the key allows). "
+                   "Default: digest, or the length a PSS-restricted key states.")
 @click.option("--backend", default="auto", show_default=True,
-              help="Kernel of the private-key exponentiations: auto, python or native.")
+              help="Kernel of the private-key exponentiations: auto, python or native (auto: native, or "
+                   "python for 8192-bit keys).")
 @click.option("--key-password-file", "password_file", type=click.Path(dir_okay=False), help=KEY_PASSWORD_HELP)
+@click.option("--force", is_flag=True, help="Replace --out (or, with --batch, .sig files) that exist.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.argument("more", nargs=-1, type=click.Path(), metavar="[FILES]...")
 def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: str | None, out_dir: str | None,
-             jobs: int | None, progress: bool | None, scheme: str, hash_name: str | None, salt_text: str | None,
-             backend: str, password_file: str | None, as_json: bool, more: tuple[str, ...]) -> None:
+             jobs: int | None, progress: bool | None, scheme: str, hash_name: str | None, mgf1_hash: str | None,
+             salt_text: str | None, backend: str, password_file: str | None, force: bool, as_json: bool,
+             more: tuple[str, ...]) -> None:
     """Sign --in into --out, or every file of --batch (using every core)."""
     from ..rsa import sign
     from ..rsa.encodings import os2ip
@@ -222,7 +274,7 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
 
     salt_length = _salt(salt_text)
     if salt_length == "auto":
-        raise ParameterError("salt_length", "'auto' is for verify; sign takes a byte count or 'max'")
+        raise ParameterError("salt_length", "'auto' is for verify; sign takes a byte count, 'digest' or 'max'")
     if batch is None:
         if more:
             raise ParameterError("batch", f"extra arguments {' '.join(more)!r} are batch inputs: give --batch first")
@@ -230,25 +282,28 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
             raise ParameterError("in", "give --in FILE and --out SIG, or --batch DIR|FILES")
         if out_dir is not None or jobs is not None or progress is not None:
             raise ParameterError("out_dir", "--out-dir, --jobs and --progress go with --batch")
-        _check_out(out_path, **{"in": in_path, "key": key_path, "key-password-file": password_file})
+        _check_out(out_path, force, **{"in": in_path, "key": key_path, "key-password-file": password_file})
     elif in_path is not None or out_path is not None:
         raise ParameterError("batch", "--batch replaces --in/--out (use --out-dir for the signatures)")
 
     key = _private_key(key_path, password_file)
-    check_sign_options(key, scheme, hash_name, salt_length)
-    used_backend = backend_name(backend)
+    check_sign_options(key, scheme, hash_name, salt_length, mgf1_hash)
+    used_backend = backend_name(backend, key)
     scheme_name = scheme.lower()
-    hash_label = _hash_label(scheme_name, hash_name)
+    hash_label = _hash_label(scheme_name, hash_name, key)
     head = {"scheme": scheme_name, "hash": hash_label, "bits": key.bits, "backend": used_backend}
+    if scheme_name == "pss":
+        head["mgf1_hash"] = _mgf1_label(scheme_name, hash_name, mgf1_hash, key)
 
     if batch is not None:
-        _sign_batch(key, [batch, *more], out_dir, jobs, progress, scheme_name, hash_name, salt_length, backend,
-                    as_json, head, {"key": key_path, "key-password-file": password_file})
+        _sign_batch(key, [batch, *more], out_dir, jobs, progress, scheme_name, hash_label, salt_length, backend,
+                    as_json, head, {"key": key_path, "key-password-file": password_file}, mgf1_hash, force)
         return
 
-    message = read_message(in_path, scheme_name, hash_name)
-    signature = sign(key, message, scheme_name, hash_name, salt_length=salt_length, backend=backend)
-    write_output(out_path, signature, "out")
+    message = read_message(in_path, scheme_name, hash_label)
+    signature = sign(key, message, scheme_name, hash_label, salt_length=salt_length, backend=backend,
+                     mgf1_hash=mgf1_hash)
+    write_output(out_path, signature, "out", overwrite=force)
     if as_json:
         _dump({**head, "in": in_path, "out": out_path, "signature": hex(os2ip(signature)),
                "signature_bytes": len(signature)})
@@ -259,10 +314,11 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
 
 def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, progress: bool | None,
                 scheme: str, hash_name: str | None, salt_length, backend: str, as_json: bool,
-                head: dict[str, Any], protected: dict[str, str | None]) -> None:
+                head: dict[str, Any], protected: dict[str, str | None], mgf1_hash: str | None = None,
+                force: bool = False) -> None:
     from ..rsa.batch import collect_inputs, default_jobs, plan, sign_batch
 
-    items = plan(collect_inputs(inputs), out_dir, protected)
+    items = plan(collect_inputs(inputs), out_dir, protected, overwrite=force)
     jobs = default_jobs() if jobs is None else jobs
     bar, update = _batch_progress(progress)
     start = time.perf_counter()
@@ -270,7 +326,7 @@ def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, p
         bar.start()
     try:
         results = sign_batch(key, items, scheme, hash_name, salt_length=salt_length, backend=backend, jobs=jobs,
-                             progress=update)
+                             progress=update, mgf1_hash=mgf1_hash, overwrite=force)
     finally:
         if bar is not None:
             bar.stop()
@@ -305,26 +361,38 @@ def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, p
 @click.option("--sig", "sig_path", required=True, type=click.Path(dir_okay=False), help="The signature file.")
 @click.option("--scheme", required=True, metavar=SIGN_SCHEMES, help="Signature scheme.")
 @click.option("--hash", "hash_name", metavar="NAME", help=SIGN_HASH_HELP)
-@click.option("--salt-length", "salt_text", metavar="N|auto",
-              help="PSS salt bytes expected (default: the hash length; auto: any).")
+@click.option("--mgf1-hash", "mgf1_hash", metavar="NAME", help=SIGN_MGF1_HELP)
+@click.option("--salt-length", "salt_text", metavar="N|digest|max|auto",
+              help="PSS salt length required: exactly N bytes, exactly the hash length (digest) or exactly the "
+                   "largest (max); auto accepts any length (a PSS-restricted key's minimum still holds). "
+                   "Default: digest, or exactly the length a PSS-restricted key states (as OpenSSL).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def verify_cmd(key_path: str, in_path: str, sig_path: str, scheme: str, hash_name: str | None,
-               salt_text: str | None, as_json: bool) -> None:
-    """Check a signature: exit 0 if valid, 1 if not (with the reason)."""
+               mgf1_hash: str | None, salt_text: str | None, as_json: bool) -> None:
+    """Check a signature: exit 0 if valid, 1 if not (with the reason); 2 for bad input, a signature of the
+    wrong length included."""
     from ..rsa import check_signature, read_public_key
     from ..rsa.files import SMALL_INPUT_LIMIT, read_input, read_message
 
     salt_length = _salt(salt_text)
-    if salt_length == "max":
-        raise ParameterError("salt_length", "'max' is for sign; verify takes a byte count or 'auto'")
     key = read_public_key(key_path)
-    message = read_message(in_path, scheme, hash_name)
-    signature = read_input(sig_path, "sig", SMALL_INPUT_LIMIT)
-    reason = check_signature(key, message, signature, scheme, hash_name, salt_length=salt_length)
     scheme_name = scheme.lower()
+    hash_label = _hash_label(scheme_name, hash_name, key)
+    message = read_message(in_path, scheme_name, hash_label)
+    signature = read_input(sig_path, "sig", SMALL_INPUT_LIMIT)
+    try:
+        reason = check_signature(key, message, signature, scheme_name, hash_label, salt_length=salt_length,
+                                 mgf1_hash=mgf1_hash)
+    except ParameterError as exc:
+        if exc.param == "signature":    # the file given as --sig
+            raise ParameterError("sig", exc.problem) from None
+        raise
     if as_json:
-        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name), "bits": key.bits, "n": hex(key.n),
-               "e": hex(key.e), "in": in_path, "sig": sig_path, "valid": reason is None, "reason": reason})
+        doc = {"scheme": scheme_name, "hash": hash_label, "bits": key.bits, "n": hex(key.n), "e": hex(key.e),
+               "in": in_path, "sig": sig_path, "valid": reason is None, "reason": reason}
+        if scheme_name == "pss":
+            doc["mgf1_hash"] = _mgf1_label(scheme_name, hash_name, mgf1_hash, key)
+        _dump(doc)
     else:
         click.echo("valid" if reason is None else f"invalid: {reason}")
     if reason is not None:
@@ -343,23 +411,26 @@ def _label(text: str | None) -> bytes:
 @click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False), help="Ciphertext file (k bytes).")
 @click.option("--scheme", required=True, metavar=ENCRYPT_SCHEMES, help="Encryption scheme.")
 @click.option("--hash", "hash_name", metavar="NAME", help=ENCRYPT_HASH_HELP)
+@click.option("--mgf1-hash", "mgf1_hash", metavar="NAME", help=ENCRYPT_MGF1_HELP)
 @click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
+@click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None, label: str | None,
-                as_json: bool) -> None:
+def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None,
+                mgf1_hash: str | None, label: str | None, force: bool, as_json: bool) -> None:
     """Encrypt --in into --out (raw: exactly k bytes below n; oaep: at most k - 2*hLen - 2 bytes)."""
     from ..rsa import encrypt, read_public_key
     from ..rsa.encodings import os2ip
     from ..rsa.files import SMALL_INPUT_LIMIT, read_input, write_output
 
-    _check_out(out_path, **{"in": in_path, "key": key_path})
+    _check_out(out_path, force, **{"in": in_path, "key": key_path})
     key = read_public_key(key_path)
     message = read_input(in_path, "in", SMALL_INPUT_LIMIT)
-    ciphertext = encrypt(key, message, scheme, hash_name, label=_label(label))
-    write_output(out_path, ciphertext, "out")
+    ciphertext = encrypt(key, message, scheme, hash_name, label=_label(label), mgf1_hash=mgf1_hash)
+    write_output(out_path, ciphertext, "out", overwrite=force)
     scheme_name = scheme.lower()
     if as_json:
-        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name), "bits": key.bits,
+        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name),
+               "mgf1_hash": _mgf1_label(scheme_name, hash_name, mgf1_hash), "bits": key.bits,
                "in": in_path, "out": out_path, "ciphertext": hex(os2ip(ciphertext)),
                "ciphertext_bytes": len(ciphertext)})
     else:
@@ -373,27 +444,38 @@ def encrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_na
               help="Plaintext file to write (mode 0600).")
 @click.option("--scheme", required=True, metavar=ENCRYPT_SCHEMES, help="Encryption scheme.")
 @click.option("--hash", "hash_name", metavar="NAME", help=ENCRYPT_HASH_HELP)
+@click.option("--mgf1-hash", "mgf1_hash", metavar="NAME", help=ENCRYPT_MGF1_HELP)
 @click.option("--label", help="OAEP label, UTF-8 text (default: empty).")
 @click.option("--backend", default="auto", show_default=True,
-              help="Kernel of the private-key exponentiations: auto, python or native.")
+              help="Kernel of the private-key exponentiations: auto, python or native (auto: native, or "
+                   "python for 8192-bit keys).")
 @click.option("--key-password-file", "password_file", type=click.Path(dir_okay=False), help=KEY_PASSWORD_HELP)
+@click.option("--force", is_flag=True, help=FORCE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def decrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None, label: str | None,
-                backend: str, password_file: str | None, as_json: bool) -> None:
+def decrypt_cmd(key_path: str, in_path: str, out_path: str, scheme: str, hash_name: str | None,
+                mgf1_hash: str | None, label: str | None, backend: str, password_file: str | None, force: bool,
+                as_json: bool) -> None:
     """Decrypt --in into --out; a failed OAEP decryption says only "decryption failed" (exit 1)."""
     from ..rsa import decrypt
     from ..rsa.exp import backend_name
     from ..rsa.files import SMALL_INPUT_LIMIT, read_input, write_output
 
-    _check_out(out_path, **{"in": in_path, "key": key_path, "key-password-file": password_file})
+    _check_out(out_path, force, **{"in": in_path, "key": key_path, "key-password-file": password_file})
     key = _private_key(key_path, password_file)
     ciphertext = read_input(in_path, "in", SMALL_INPUT_LIMIT)
-    used_backend = backend_name(backend)
-    plaintext = decrypt(key, ciphertext, scheme, hash_name, label=_label(label), backend=backend)
-    write_output(out_path, plaintext, "out", mode=0o600)
+    used_backend = backend_name(backend, key)
+    try:
+        plaintext = decrypt(key, ciphertext, scheme, hash_name, label=_label(label), backend=backend,
+                            mgf1_hash=mgf1_hash)
+    except ParameterError as exc:
+        if exc.param == "ciphertext":   # the file given as --in
+            raise ParameterError("in", exc.problem) from None
+        raise
+    write_output(out_path, plaintext, "out", mode=0o600, overwrite=force)
     scheme_name = scheme.lower()
     if as_json:
-        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name), "bits": key.bits,
+        _dump({"scheme": scheme_name, "hash": _hash_label(scheme_name, hash_name),
+               "mgf1_hash": _mgf1_label(scheme_name, hash_name, mgf1_hash), "bits": key.bits,
                "backend": used_backend, "in": in_path, "out": out_path, "plaintext_bytes": len(plaintext)})
     else:
         click.echo(f"decrypted {in_path} -> {out_path} ({len(plaintext)} bytes, {scheme_name}, {key.bits}-bit key)")

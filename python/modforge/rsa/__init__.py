@@ -1,7 +1,8 @@
 """RSA on modforge: keys from PEM/DER, RFC 8017 schemes, a checked CRT private-key operation.
 
 * :mod:`.keys`: load PKCS#1 / PKCS#8 / SubjectPublicKeyInfo keys (PEM or DER)
-  through ``cryptography``; 1024 to 4096-bit moduli.
+  through ``cryptography``, multi-prime and RSA-PSS-restricted keys through
+  :mod:`.keyder`; 1024 to 8192-bit moduli.
 * :mod:`.encodings`: our own RFC 8017 encodings (EMSA-PKCS1-v1_5, EMSA-PSS,
   EME-OAEP with a constant-time-style decoder, MGF1).
 * :mod:`.exp`: :func:`crt_halves`, the one function through which the two

@@ -30,7 +30,7 @@ from .errors import RSAError
 from .exp import DEFAULT_BLIND_BITS, resolve_backend
 from .files import read_message, write_output
 from .keys import RSAPrivateKey
-from .schemes import SaltLength, check_sign_options, sign
+from .schemes import SaltLength, check_sign_options, effective_hash_name, sign
 
 SIG_SUFFIX = ".sig"
 Progress = Callable[[int, int], None]   # (files done, files in all)
@@ -84,11 +84,11 @@ def collect_inputs(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def plan(inputs: Sequence[Path], out_dir: str | Path | None = None,
-         protected: dict[str, str | Path | None] | None = None) -> list[BatchItem]:
+         protected: dict[str, str | Path | None] | None = None, overwrite: bool = True) -> list[BatchItem]:
     """Where each signature goes, every target checked before any work: two inputs may not share one, a
     target must be a regular file or new (not a link, a directory or a device) and none of the files the
     command reads (``protected``: option name -> path, such as the key: ``k.sig`` as a key and ``k`` as an
-    input would otherwise replace the key with a signature)."""
+    input would otherwise replace the key with a signature); with ``overwrite=False`` it must not exist."""
     from ..fileio import check_output_path, same_file
 
     if out_dir is not None:
@@ -114,6 +114,7 @@ def plan(inputs: Sequence[Path], out_dir: str | Path | None = None,
             if path is not None and same_file(target, path):
                 raise ParameterError("batch", f"{str(target)!r}, the signature of {str(source)!r}, is the file "
                                               f"given as --{name}")
+        check_output_path(target, "batch", overwrite=overwrite)
         targets[resolved] = source
         items.append(BatchItem(source, target))
     return items
@@ -136,10 +137,11 @@ def _init_worker(key: RSAPrivateKey, options: dict) -> None:
 
 
 def _sign_one(source: Path, target: Path) -> tuple[bool, str | None, bool]:
-    key, options = _WORKER["key"], _WORKER["options"]
+    key, options = _WORKER["key"], dict(_WORKER["options"])
+    overwrite = options.pop("overwrite", True)
     try:
         message = read_message(source, options["scheme"], options["hash_name"])
-        write_output(target, sign(key, message, **options), "out")
+        write_output(target, sign(key, message, **options), "out", overwrite=overwrite)
     except ParameterError as exc:
         return False, str(exc), False
     except RSAError as exc:
@@ -151,15 +153,18 @@ def _sign_one(source: Path, target: Path) -> tuple[bool, str | None, bool]:
 
 def sign_batch(key: RSAPrivateKey, items: Sequence[BatchItem], scheme: str, hash_name: str | None = None, *,
                salt_length: SaltLength = None, backend: str = "auto", blind_bits: int = DEFAULT_BLIND_BITS,
-               jobs: int | None = None, progress: Progress | None = None) -> list[BatchResult]:
-    """Sign every item (results in input order); a failed item does not stop the others."""
+               jobs: int | None = None, progress: Progress | None = None,
+               mgf1_hash: str | None = None, overwrite: bool = True) -> list[BatchResult]:
+    """Sign every item (results in input order); a failed item does not stop the others.  With
+    ``overwrite=False`` a signature file that appeared since :func:`plan` is not replaced."""
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise ParameterError("jobs", f"must be at least 1, got {jobs}")
-    options = {"scheme": scheme, "hash_name": hash_name, "salt_length": salt_length, "backend": backend,
-               "blind_bits": blind_bits}
     # Bad options fail here, once, not in every worker.
-    check_sign_options(key, scheme, hash_name, salt_length)
+    check_sign_options(key, scheme, hash_name, salt_length, mgf1_hash)
+    hash_name = effective_hash_name(key, scheme, hash_name)
+    options = {"scheme": scheme, "hash_name": hash_name, "salt_length": salt_length, "backend": backend,
+               "blind_bits": blind_bits, "mgf1_hash": mgf1_hash, "overwrite": overwrite}
     resolve_backend(backend)
 
     total = len(items)

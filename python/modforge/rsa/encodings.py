@@ -2,16 +2,20 @@
 
 * data conversion: :func:`i2osp`, :func:`os2ip` (Sec. 4);
 * :func:`mgf1` (App. B.2.1);
-* EMSA-PKCS1-v1_5 (Sec. 9.2) with the DigestInfo of SHA-256/384/512, built
-  by a tiny DER encoder from the hash's object identifier, so the prefix
-  bytes are derived, not typed (the tests compare them with RFC 8017's
-  Sec. 9.2 note 1);
-* EMSA-PSS encode and verify (Sec. 9.1), MGF1 with the message hash;
-* EME-OAEP encode and decode (Sec. 7.1.1 step 2, 7.1.2 step 3).  The decoder
+* EMSA-PKCS1-v1_5 (Sec. 9.2) with the DigestInfo of every hash in
+  :data:`HASHES`, built by a tiny DER encoder from the hash's object
+  identifier, so the prefix bytes are derived, not typed (the tests compare
+  them with RFC 8017's Sec. 9.2 note 1);
+* EMSA-PSS encode and verify (Sec. 9.1); MGF1 with the message hash unless
+  another is given (``mgf``), as OpenSSL's ``rsa_mgf1_md`` allows;
+* EME-OAEP encode and decode (Sec. 7.1.1 step 2, 7.1.2 step 3), MGF1 with the
+  label hash unless another is given (``mgf``).  The decoder
   runs every check on every byte and combines the results arithmetically:
   no early return and no branch on the padding until the single final
   decision, which raises :class:`~modforge.rsa.errors.DecryptionError`
   with one generic message (no padding oracle, Manger's attack).
+
+The hashes themselves are ``hashlib``'s (OpenSSL's); nothing here computes one.
 
 Every function takes its randomness (PSS salt, OAEP seed) as an argument, so
 the tests can run them on fixed values; :mod:`modforge.rsa.schemes` draws it
@@ -57,18 +61,23 @@ def _der_oid(arcs: tuple[int, ...]) -> bytes:
 
 @dataclass(frozen=True)
 class HashInfo:
-    """A hash usable in the signature and encryption schemes; its DigestInfo prefix is derived."""
+    """A hash usable in the signature and encryption schemes; its DigestInfo prefix is derived.
+
+    ``name`` is how commands and JSON say it (OpenSSL's spelling), ``hashlib_name`` what computes it;
+    ``signing`` is False for a hash refused for new signatures (SHA-1: collisions are practical)."""
 
     name: str
+    hashlib_name: str
     oid: tuple[int, ...]
     digest_size: int
+    signing: bool = True
 
     def digest(self, data: bytes) -> bytes:
-        return hashlib.new(self.name, data).digest()
+        return hashlib.new(self.hashlib_name, data).digest()
 
     def new(self):
         """A running hash (``update`` / ``digest``), for inputs read in pieces."""
-        return hashlib.new(self.name)
+        return hashlib.new(self.hashlib_name)
 
     @functools.cached_property
     def digest_info_prefix(self) -> bytes:
@@ -80,24 +89,63 @@ class HashInfo:
         inner = algorithm + octet_header
         return bytes([0x30]) + _der_length(len(inner) + self.digest_size) + inner
 
+    @functools.cached_property
+    def oid_der(self) -> bytes:
+        """The DER OBJECT IDENTIFIER (how key parameters name this hash)."""
+        return _der_oid(self.oid)
 
-# NIST hash algorithms arc 2.16.840.1.101.3.4.2 (RFC 8017 App. A.2.4).
+
+# NIST hash algorithms arc 2.16.840.1.101.3.4.2 (RFC 8017 App. A.2.4, NIST CSOR); SHA-1 is OIW's
+# 1.3.14.3.2.26.  The digest sizes come from hashlib, not typed.
 _NIST_HASHES = (2, 16, 840, 1, 101, 3, 4, 2)
+_HASH_TABLE = (      # (name, hashlib name, OID)
+    ("sha1", "sha1", (1, 3, 14, 3, 2, 26)),
+    ("sha224", "sha224", (*_NIST_HASHES, 4)),
+    ("sha256", "sha256", (*_NIST_HASHES, 1)),
+    ("sha384", "sha384", (*_NIST_HASHES, 2)),
+    ("sha512", "sha512", (*_NIST_HASHES, 3)),
+    ("sha512-224", "sha512_224", (*_NIST_HASHES, 5)),
+    ("sha512-256", "sha512_256", (*_NIST_HASHES, 6)),
+    ("sha3-224", "sha3_224", (*_NIST_HASHES, 7)),
+    ("sha3-256", "sha3_256", (*_NIST_HASHES, 8)),
+    ("sha3-384", "sha3_384", (*_NIST_HASHES, 9)),
+    ("sha3-512", "sha3_512", (*_NIST_HASHES, 10)),
+)
+# SHA-1 verifies old signatures and serves OAEP and MGF1 (neither needs collision resistance); it signs nothing.
+NO_SIGNING = {"sha1": "SHA-1 is refused for new signatures (collisions are practical: SHAttered 2017, "
+                      "chosen-prefix 2020); it is accepted to verify old ones and for OAEP and MGF1"}
 HASHES: dict[str, HashInfo] = {
-    "sha256": HashInfo("sha256", (*_NIST_HASHES, 1), 32),
-    "sha384": HashInfo("sha384", (*_NIST_HASHES, 2), 48),
-    "sha512": HashInfo("sha512", (*_NIST_HASHES, 3), 64),
+    name: HashInfo(name, lib, oid, hashlib.new(lib).digest_size, name not in NO_SIGNING)
+    for name, lib, oid in _HASH_TABLE
 }
 DEFAULT_HASH = "sha256"
 
 
-def hash_info(name: str | None) -> HashInfo:
-    """The hash called ``name`` (default sha256); ParameterError("hash") for any other."""
-    key = (name or DEFAULT_HASH).lower().replace("-", "")
+def _spelling(name: str) -> str:
+    """``SHA3-256``, ``sha3_256``, ``SHA512/224`` and ``sha512-224`` are one hash: compare without separators."""
+    return name.lower().replace("-", "").replace("_", "").replace("/", "")
+
+
+_BY_SPELLING = {_spelling(name): info for name, info in HASHES.items()}
+
+
+def hash_info(name: str | None, param: str = "hash") -> HashInfo:
+    """The hash called ``name`` (default sha256); ParameterError naming ``param`` for any other."""
     try:
-        return HASHES[key]
+        return _BY_SPELLING[_spelling(name or DEFAULT_HASH)]
     except KeyError:
-        raise ParameterError("hash", f"unsupported hash {name!r}; choose one of: {', '.join(HASHES)}") from None
+        raise ParameterError(param, f"unsupported hash {name!r}; choose one of: {', '.join(HASHES)}") from None
+
+
+def hash_by_oid(oid_der: bytes) -> HashInfo | None:
+    """The hash whose DER OBJECT IDENTIFIER is ``oid_der``, or None."""
+    return next((h for h in HASHES.values() if h.oid_der == oid_der), None)
+
+
+def require_signing_hash(h: HashInfo) -> None:
+    """ParameterError("hash") when ``h`` may not make new signatures (it may still verify)."""
+    if not h.signing:
+        raise ParameterError("hash", NO_SIGNING[h.name])
 
 
 # ------------------------------------------------------------------------------------------ conversions
@@ -153,8 +201,10 @@ def pss_max_salt_length(em_bits: int, h: HashInfo) -> int:
     return (em_bits + 7) // 8 - h.digest_size - 2
 
 
-def emsa_pss_encode(m_hash: bytes, em_bits: int, h: HashInfo, salt: bytes) -> bytes:
-    """EMSA-PSS-ENCODE (RFC 8017 Sec. 9.1.1) from the message hash and the salt; MGF1 with the same hash."""
+def emsa_pss_encode(m_hash: bytes, em_bits: int, h: HashInfo, salt: bytes, mgf: HashInfo | None = None) -> bytes:
+    """EMSA-PSS-ENCODE (RFC 8017 Sec. 9.1.1) from the message hash and the salt; MGF1 with ``mgf`` (default:
+    the message hash)."""
+    mgf = mgf or h
     h_len = h.digest_size
     em_len = (em_bits + 7) // 8
     if em_len < h_len + len(salt) + 2:
@@ -163,17 +213,20 @@ def emsa_pss_encode(m_hash: bytes, em_bits: int, h: HashInfo, salt: bytes) -> by
     m_prime = b"\x00" * 8 + m_hash + salt
     hh = h.digest(m_prime)
     db = b"\x00" * (em_len - len(salt) - h_len - 2) + b"\x01" + salt
-    masked_db = bytearray(_xor(db, mgf1(hh, em_len - h_len - 1, h)))
+    masked_db = bytearray(_xor(db, mgf1(hh, em_len - h_len - 1, mgf)))
     masked_db[0] &= 0xFF >> (8 * em_len - em_bits)
     return bytes(masked_db) + hh + b"\xbc"
 
 
-def emsa_pss_verify(m_hash: bytes, em: bytes, em_bits: int, h: HashInfo, salt_length: int | None) -> str | None:
+def emsa_pss_verify(m_hash: bytes, em: bytes, em_bits: int, h: HashInfo, salt_length: int | None,
+                    mgf: HashInfo | None = None, min_salt_length: int = 0) -> str | None:
     """EMSA-PSS-VERIFY (RFC 8017 Sec. 9.1.2): None when consistent, else why not.
 
-    ``salt_length=None`` accepts any salt length (the separator byte decides);
-    verification handles public data only, so the reasons are plain.
+    ``salt_length=None`` accepts any salt length of at least ``min_salt_length`` bytes (the separator
+    byte decides; an RSA-PSS-restricted key states such a minimum); MGF1 with ``mgf`` (default: ``h``).
+    Verification handles public data only, so the reasons are plain.
     """
+    mgf = mgf or h
     h_len = h.digest_size
     em_len = (em_bits + 7) // 8
     if len(em) != em_len:
@@ -186,13 +239,15 @@ def emsa_pss_verify(m_hash: bytes, em: bytes, em_bits: int, h: HashInfo, salt_le
     top_mask = (0xFF << (8 - (8 * em_len - em_bits))) & 0xFF
     if masked_db[0] & top_mask:
         return "leftmost bits of the encoded message are not zero"
-    db = bytearray(_xor(masked_db, mgf1(hh, em_len - h_len - 1, h)))
+    db = bytearray(_xor(masked_db, mgf1(hh, em_len - h_len - 1, mgf)))
     db[0] &= 0xFF >> (8 * em_len - em_bits)
     if salt_length is None:
         sep = next((i for i, b in enumerate(db) if b != 0), len(db))
         if sep == len(db) or db[sep] != 0x01:
             return "padding of the encoded message is not 0x00...0x01"
         salt = bytes(db[sep + 1:])
+        if len(salt) < min_salt_length:
+            return f"salt is {len(salt)} bytes, the key requires at least {min_salt_length}"
     else:
         ps_len = em_len - h_len - salt_length - 2
         if any(db[:ps_len]) or db[ps_len] != 0x01:
@@ -216,8 +271,11 @@ def check_oaep_size(k: int, h: HashInfo) -> None:
                                      f"this key has {k}")
 
 
-def eme_oaep_encode(message: bytes, k: int, h: HashInfo, label: bytes, seed: bytes) -> bytes:
-    """EM = 0x00 || maskedSeed || maskedDB (RFC 8017 Sec. 7.1.1 step 2); ``seed`` is hLen random bytes."""
+def eme_oaep_encode(message: bytes, k: int, h: HashInfo, label: bytes, seed: bytes,
+                    mgf: HashInfo | None = None) -> bytes:
+    """EM = 0x00 || maskedSeed || maskedDB (RFC 8017 Sec. 7.1.1 step 2); ``seed`` is hLen random bytes; MGF1
+    with ``mgf`` (default: ``h``)."""
+    mgf = mgf or h
     check_oaep_size(k, h)
     h_len = h.digest_size
     limit = oaep_max_message_length(k, h)
@@ -227,12 +285,12 @@ def eme_oaep_encode(message: bytes, k: int, h: HashInfo, label: bytes, seed: byt
     if len(seed) != h_len:
         raise ParameterError("seed", f"must be {h_len} bytes, got {len(seed)}")
     db = h.digest(label) + b"\x00" * (limit - len(message)) + b"\x01" + message
-    masked_db = _xor(db, mgf1(seed, k - h_len - 1, h))
-    masked_seed = _xor(seed, mgf1(masked_db, h_len, h))
+    masked_db = _xor(db, mgf1(seed, k - h_len - 1, mgf))
+    masked_seed = _xor(seed, mgf1(masked_db, h_len, mgf))
     return b"\x00" + masked_seed + masked_db
 
 
-def eme_oaep_decode(em: bytes, k: int, h: HashInfo, label: bytes) -> bytes:
+def eme_oaep_decode(em: bytes, k: int, h: HashInfo, label: bytes, mgf: HashInfo | None = None) -> bytes:
     """EME-OAEP decoding (RFC 8017 Sec. 7.1.2 step 3), constant-time in structure.
 
     Every byte is examined whatever the earlier bytes were; each check sets
@@ -240,14 +298,15 @@ def eme_oaep_decode(em: bytes, k: int, h: HashInfo, label: bytes) -> bytes:
     the byte ``b`` is zero), and only the final decision branches.  A failure
     of any kind raises the same :class:`DecryptionError`.
     """
+    mgf = mgf or h
     check_oaep_size(k, h)
     h_len = h.digest_size
     if len(em) != k:
         raise DecryptionError()
     y = em[0]
     masked_seed, masked_db = em[1:1 + h_len], em[1 + h_len:]
-    seed = _xor(masked_seed, mgf1(masked_db, h_len, h))
-    db = _xor(masked_db, mgf1(seed, k - h_len - 1, h))
+    seed = _xor(masked_seed, mgf1(masked_db, h_len, mgf))
+    db = _xor(masked_db, mgf1(seed, k - h_len - 1, mgf))
     bad = y | (1 - hmac.compare_digest(db[:h_len], h.digest(label)))
     found = 0        # 1 once the 0x01 separator has been seen
     index = 0        # its position in rest

@@ -34,7 +34,14 @@ Kernels (``backend=``):
   (``vpmuludq``) where it has AVX-512F, else scalar almost-Montgomery products
   (MULX/ADX where present); see docs/rsa.md, "The native kernel", and
   docs/native.md, "The RSA kernel".
-* ``auto``: ``native`` when it is available, else ``python``.
+* ``auto``: ``native`` when it is available and takes the key, else ``python``.
+  The native kernel takes primes of up to :data:`NATIVE_MAX_PRIME_BITS` bits,
+  so an 8192-bit key (two 4096-bit primes) runs on ``python``: the documented
+  slower path (docs/rsa.md, "8192-bit keys").
+
+A multi-prime key (RFC 8017 Sec. 3.2) runs through the same kernels:
+:func:`crt_residues` hands them its primes two at a time (the last one twice
+when their number is odd), and :func:`modforge.rsa.primitives` recombines.
 
 Other kernels join with :func:`register_backend` (tests use it to inject
 faults; see :mod:`modforge.rsa.primitives` for the check that catches them).
@@ -55,6 +62,8 @@ if TYPE_CHECKING:
 Kernel = Callable[[int, int, int, int, int, int], tuple[int, int]]
 
 DEFAULT_BLIND_BITS = 64
+# The widest prime the native kernel takes (native/crates/modforge-py: rsa_prime): 4096-bit keys.
+NATIVE_MAX_PRIME_BITS = 2048
 
 # name -> a kernel, or "module:function" imported on first use.
 _BACKENDS: dict[str, Union[Kernel, str]] = {
@@ -127,8 +136,19 @@ def resolve_backend(name: str) -> Kernel:
     return kernel
 
 
-def backend_name(name: str) -> str:
-    """What ``name`` resolves to (``auto`` -> ``native`` or ``python``)."""
+def key_backend(key: "RSAPrivateKey", name: str) -> str:
+    """The backend ``name`` means for ``key``: ``auto`` is ``python`` for a key wider than the native kernel
+    takes (an 8192-bit key), ``name`` otherwise.  A key of up to 4096 bits whose prime is too wide for it
+    (an unbalanced key) is not moved silently: the kernel says so (:func:`prepared`)."""
+    if name == "auto" and key.bits > 2 * NATIVE_MAX_PRIME_BITS:
+        return "python"
+    return name
+
+
+def backend_name(name: str, key: "RSAPrivateKey | None" = None) -> str:
+    """What ``name`` resolves to (``auto`` -> ``native`` or ``python``), for ``key`` when given."""
+    if key is not None:
+        name = key_backend(key, name)
     if name != "auto":
         resolve_backend(name)
         return name
@@ -172,11 +192,38 @@ def crt_halves(c: int, key: "RSAPrivateKey", *, backend: str = "auto",
     """
     if not 0 <= c < key.n:
         raise ParameterError("c", "out of range: need 0 <= c < n")
+    backend = key_backend(key, backend)
     dp, dq, bits = blinded_exponents(key, blind_bits)
     ready = prepared(key, backend)
     if ready is not None:
         return ready.halves(c, dp, dq, bits)
     return resolve_backend(backend)(c, key.p, dp, key.q, dq, bits)
+
+
+def crt_residues(c: int, key: "RSAPrivateKey", *, backend: str = "auto",
+                 blind_bits: int = DEFAULT_BLIND_BITS) -> list[int]:
+    """``c^d_i mod r_i`` for every prime ``r_i`` of ``key`` (``key.primes`` order), each exponent blinded.
+
+    The kernels take two primes per call: the primes go in pairs, the last one paired with itself when
+    their number is odd; each call sees ``c`` reduced modulo its pair's product (``c^d mod r`` depends on
+    ``c mod r`` only), and an exponent length of its own primes' (public) size."""
+    if not 0 <= c < key.n:
+        raise ParameterError("c", "out of range: need 0 <= c < n")
+    if not 0 <= blind_bits <= 256:
+        raise ParameterError("blind_bits", f"must be between 0 and 256, got {blind_bits}")
+    kernel = resolve_backend(key_backend(key, backend))
+    exponents = [key.dp, key.dq, *(d for _, d, _ in key.other_primes)]
+    pairs = list(zip(key.primes, exponents))
+    if len(pairs) % 2:
+        pairs.append(pairs[-1])
+    out: list[int] = []
+    for (a, da), (b, db) in zip(pairs[::2], pairs[1::2]):
+        bits = max(a.bit_length(), b.bit_length()) + blind_bits
+        modulus = a * b if a != b else a * a
+        xa, xb = kernel(c % modulus, a, blind_exponent(da, a, blind_bits), b, blind_exponent(db, b, blind_bits),
+                        bits)
+        out += [xa, xb]
+    return out[:len(key.primes)]
 
 
 def prepared(key: "RSAPrivateKey", backend: str = "auto"):
@@ -189,6 +236,7 @@ def prepared(key: "RSAPrivateKey", backend: str = "auto"):
     operation).  The prepared object is cached on the key, in memory only; it
     is never pickled (:meth:`RSAPrivateKey.__getstate__`).
     """
+    backend = key_backend(key, backend)
     kernel = resolve_backend(backend)
     prepare = getattr(kernel, "prepare", None)
     if prepare is None:

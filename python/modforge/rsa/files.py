@@ -38,10 +38,14 @@ def read_message(path: str | Path, scheme: str, hash_name: str | None, name: str
     return digest_file(path, hash_name, name)
 
 
-def write_output(path: str | Path, data: bytes, name: str = "out", mode: int | None = None) -> None:
+def write_output(path: str | Path, data: bytes, name: str = "out", mode: int | None = None,
+                 overwrite: bool = True) -> None:
     """:func:`atomic_write` (mode: the umask's default unless given), with ParameterError naming ``name``
-    when the target cannot be written."""
+    when the target cannot be written; with ``overwrite=False`` a file that exists by now is left alone
+    (the commands' policy: replace an existing output only with ``--force``)."""
     try:
-        atomic_write(path, data, mode)
+        atomic_write(path, data, mode, exclusive=not overwrite)
+    except FileExistsError:
+        raise ParameterError(name, f"{str(path)!r} exists; give --force to replace it") from None
     except OSError as exc:
         raise ParameterError(name, f"cannot write {str(path)!r}: {exc.strerror or exc}") from None

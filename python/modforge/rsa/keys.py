@@ -7,13 +7,21 @@ Formats (RFC 8017 App. A.1, RFC 5208/5958, RFC 5280):
   PRIVATE KEY`` with a password), PEM or DER;
 * public: PKCS#1 ``RSAPublicKey`` (``BEGIN RSA PUBLIC KEY``) and X.509
   ``SubjectPublicKeyInfo`` (``BEGIN PUBLIC KEY``), PEM or DER; a private key
-  is accepted where a public key is wanted (its public half is used).
+  is accepted where a public key is wanted (its public half is used);
+* multi-prime private keys (RFC 8017 Sec. 3.2, ``otherPrimeInfos``), read by
+  :mod:`.keyder` since ``cryptography`` refuses them; the private operation
+  runs CRT over every prime;
+* RSA-PSS-restricted keys (id-RSASSA-PSS, RFC 4055): loaded with their
+  :class:`~modforge.rsa.keyder.PssRestriction` (``pss``), which the schemes
+  enforce (PSS only, the key's hash and MGF1 hash, at least its salt length).
 
-``cryptography`` parses the file and checks the key's consistency; we take the
-numbers ``n, e, d, p, q, dp, dq, qinv`` out of it and check them again
-(:meth:`RSAPrivateKey.from_numbers` is also how tests and callers build keys
-from integers).  Every problem is a :class:`ParameterError` whose message
-starts with ``key:``.  Moduli of 1024 to 4096 bits are accepted, no others.
+``cryptography`` parses the file; we take the numbers ``n, e, d, p, q, dp, dq,
+qinv`` out of it and check them (:class:`RSAPrivateKey`, and the primes by
+:func:`_check_primes`) in place of its own check, about 16 times slower at
+8192 bits, docs/rsa.md (:meth:`RSAPrivateKey.from_numbers` is also how tests and callers
+build keys from integers).  Every problem is a :class:`ParameterError` whose message
+starts with ``key:``.  Moduli of 1024 to 8192 bits are accepted, no others (8192-bit keys run the private
+operation on the Python kernel: the native one takes primes up to 2048 bits, docs/rsa.md).
 """
 
 from __future__ import annotations
@@ -25,10 +33,11 @@ from typing import Any
 
 from ..arith.base import ParameterError
 from ..fileio import InputTooLarge, read_bounded
+from .keyder import KeyFormatError, PssRestriction, multi_prime_numbers, pss_restriction
 
 MIN_BITS = 1024
-MAX_BITS = 4096
-MAX_KEY_FILE_BYTES = 1 << 20    # a 4096-bit private key is about 3.3 KB of PEM
+MAX_BITS = 8192
+MAX_KEY_FILE_BYTES = 1 << 20    # an 8192-bit private key is about 6.5 KB of PEM
 
 
 def _require(ok: bool, problem: str) -> None:
@@ -55,6 +64,7 @@ class RSAPublicKey:
 
     n: int
     e: int
+    pss: PssRestriction | None = None     # an id-RSASSA-PSS key's limits (keyder.PssRestriction)
 
     def __post_init__(self) -> None:
         _check_modulus(self.n)
@@ -77,7 +87,9 @@ class RSAPublicKey:
 @dataclass(frozen=True, repr=False)
 class RSAPrivateKey:
     """All CRT numbers; ``qinv = q^-1 mod p`` (PKCS#1 ``coefficient``), so Garner reads
-    ``x = xq + q * ((xp - xq) * qinv mod p)``.  The repr shows no secret."""
+    ``x = xq + q * ((xp - xq) * qinv mod p)``.  A multi-prime key (RFC 8017 Sec. 3.2) has
+    ``other_primes``, triples ``(r_i, d_i, t_i)`` with ``d_i = d mod (r_i - 1)`` and
+    ``t_i = (p * q * r_3 ... r_(i-1))^-1 mod r_i``.  The repr shows no secret."""
 
     n: int
     e: int
@@ -87,6 +99,8 @@ class RSAPrivateKey:
     dp: int
     dq: int
     qinv: int
+    other_primes: tuple[tuple[int, int, int], ...] = ()
+    pss: PssRestriction | None = None
 
     def __post_init__(self) -> None:
         _check_modulus(self.n)
@@ -94,16 +108,38 @@ class RSAPrivateKey:
         for name in ("d", "p", "q", "dp", "dq", "qinv"):
             v = getattr(self, name)
             _require(isinstance(v, int) and not isinstance(v, bool) and v > 0, f"{name} must be a positive integer")
+        _require(isinstance(self.other_primes, tuple) and all(
+            isinstance(t, tuple) and len(t) == 3 and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                         for v in t) for t in self.other_primes),
+                 "other_primes must be (r, d, t) triples of positive integers")
         p, q = self.p, self.q
-        _require(p > 2 and q > 2 and p != q and p * q == self.n, "p * q != n (or p == q)")
-        lam = (p - 1) // math.gcd(p - 1, q - 1) * (q - 1)
-        _require(self.d < self.n and (self.d * self.e - 1) % lam == 0, "d is not an inverse of e modulo lcm(p-1, q-1)")
+        primes = self.primes
+        product = math.prod(primes)
+        _require(all(r > 2 for r in primes) and len(set(primes)) == len(primes) and product == self.n,
+                 "p * q != n (or p == q)" if not self.other_primes else
+                 "the primes' product is not n (or two primes are equal)")
+        lam = 1
+        for r in primes:
+            lam = lam // math.gcd(lam, r - 1) * (r - 1)
+        what = "lcm(p-1, q-1)" if not self.other_primes else "lcm of (r-1) over the primes"
+        _require(self.d < self.n and (self.d * self.e - 1) % lam == 0, f"d is not an inverse of e modulo {what}")
         _require(self.dp == self.d % (p - 1), "dp != d mod (p - 1)")
         _require(self.dq == self.d % (q - 1), "dq != d mod (q - 1)")
         _require(0 < self.qinv < p and self.qinv * q % p == 1, "qinv is not q^-1 mod p")
+        before = p * q
+        for i, (r, d_i, t_i) in enumerate(self.other_primes, start=3):
+            _require(d_i == self.d % (r - 1), f"d of prime {i} != d mod (r_{i} - 1)")
+            _require(0 < t_i < r and t_i * before % r == 1, f"t of prime {i} is not (r_1 ... r_{i - 1})^-1 mod r_{i}")
+            before *= r
+
+    @property
+    def primes(self) -> tuple[int, ...]:
+        """Every prime factor of n: p, q, then the other primes in file order."""
+        return (self.p, self.q, *(r for r, _, _ in self.other_primes))
 
     def __repr__(self) -> str:
-        return f"RSAPrivateKey(bits={self.bits}, e={self.e})"
+        primes = f", primes={len(self.primes)}" if self.other_primes else ""
+        return f"RSAPrivateKey(bits={self.bits}, e={self.e}{primes})"
 
     def __getstate__(self) -> dict:
         # Kernels prepared for this key (modforge.rsa.exp.prepared) stay in this process.
@@ -131,11 +167,13 @@ class RSAPrivateKey:
 
     @property
     def public(self) -> RSAPublicKey:
-        return RSAPublicKey(self.n, self.e)
+        return RSAPublicKey(self.n, self.e, self.pss)
 
     def to_cryptography(self) -> Any:
         from cryptography.hazmat.primitives.asymmetric import rsa
 
+        _require(not self.other_primes, "cryptography holds two-prime keys only; this one has "
+                                        f"{len(self.primes)} primes")
         return rsa.RSAPrivateNumbers(self.p, self.q, self.d, self.dp, self.dq, self.qinv,
                                      rsa.RSAPublicNumbers(self.e, self.n)).private_key()
 
@@ -145,12 +183,6 @@ class RSAPrivateKey:
 
 def _is_pem(data: bytes) -> bool:
     return b"-----BEGIN " in data
-
-
-# id-RSASSA-PSS (1.2.840.113549.1.1.10) as DER: the AlgorithmIdentifier of a key restricted to PSS with
-# given parameters (hash, MGF, salt).  Those restrictions are not enforced here, so such keys are refused
-# rather than used against them (OpenSSL refuses pkcs1v15, OAEP and other PSS parameters with them).
-_RSASSA_PSS_OID = bytes.fromhex("06092a864886f70d01010a")
 
 
 def _pem_bodies(data: bytes) -> list[bytes]:
@@ -175,48 +207,102 @@ def _pem_bodies(data: bytes) -> list[bytes]:
     return out
 
 
-def _reject_pss_restricted(data: bytes, pem: bool) -> None:
-    """Refuse a key whose algorithm identifier is id-RSASSA-PSS.  It is read from the file: ``cryptography``
-    loads such keys as plain RSA keys and drops the marker.  An *encrypted* PKCS#8 file hides it in the
-    ciphertext: :func:`_reject_encrypted_pss_restricted` reads it there once the key has loaded."""
-    for der in (_pem_bodies(data) if pem else [data]):
-        # The algorithm identifier opens both PrivateKeyInfo and SubjectPublicKeyInfo: within the first bytes.
-        if _RSASSA_PSS_OID in der[:40]:
-            raise ParameterError("key", "an RSA-PSS-restricted key (id-RSASSA-PSS): its hash, MGF and salt "
-                                        "restrictions are not enforced here; use an rsaEncryption key")
+def _ders(data: bytes, pem: bool) -> list[bytes]:
+    return _pem_bodies(data) if pem else [data]
 
 
-def _reject_encrypted_pss_restricted(data: bytes, pem: bool, password: bytes) -> None:
-    """:func:`_reject_pss_restricted` for an encrypted PKCS#8 key, whose marker is inside the ciphertext:
-    the first cipher blocks are decrypted again here (``cryptography`` has already checked the password)."""
+def _pss_of(ders: list[bytes]) -> PssRestriction | None:
+    """The id-RSASSA-PSS restriction of the key, read from the file: ``cryptography`` loads such keys as
+    plain RSA keys and drops it.  An *encrypted* PKCS#8 file hides it in the ciphertext:
+    :func:`_encrypted_pss_of` reads it there once the key has loaded."""
+    for der in ders:
+        try:
+            found = pss_restriction(der)
+        except KeyFormatError as exc:
+            raise ParameterError("key", f"an RSA-PSS-restricted key (id-RSASSA-PSS) with {exc}") from None
+        if found is not None:
+            return found
+    return None
+
+
+def _encrypted_pss_of(data: bytes, pem: bool, password: bytes) -> PssRestriction | None:
+    """:func:`_pss_of` for an encrypted PKCS#8 key, whose marker is inside the ciphertext: the first cipher
+    blocks are decrypted again here (``cryptography`` has already checked the password)."""
     from .pkcs8 import decrypted_prefix
 
-    for der in (_pem_bodies(data) if pem else [data]):
-        prefix = decrypted_prefix(der, password)
-        if prefix is not None:
-            _reject_pss_restricted(prefix, pem=False)
+    prefixes = [decrypted_prefix(der, password, length=160) for der in _ders(data, pem)]
+    return _pss_of([p for p in prefixes if p is not None])
+
+
+def _multi_prime(ders: list[bytes], pss: PssRestriction | None) -> RSAPrivateKey | None:
+    """The multi-prime key in the file, or None when it holds none."""
+    for der in ders:
+        numbers = multi_prime_numbers(der)
+        if numbers is not None:
+            return _check_primes(RSAPrivateKey(**numbers, pss=pss))   # type: ignore[arg-type]
+    return None
+
+
+def _encrypted_multi_prime(data: bytes, pem: bool, password: bytes) -> RSAPrivateKey | None:
+    """:func:`_multi_prime` inside an encrypted PKCS#8 key: the whole ciphertext decrypted (the cipher's
+    padding is left at the end, past the DER, where the reader does not look)."""
+    from .pkcs8 import decrypted_prefix
+
+    plain = [decrypted_prefix(der, password, length=len(der)) for der in _ders(data, pem)]
+    plain = [p for p in plain if p is not None]
+    return _multi_prime(plain, _pss_of(plain))
+
+
+def _public_key_given(data: bytes, pem: bool) -> bool:
+    """Whether ``data`` holds a public key (PEM label, or DER that loads as one)."""
+    if pem:
+        return b"PUBLIC KEY-----" in data and b"PRIVATE KEY-----" not in data
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        serialization.load_der_public_key(data)
+    except Exception:   # noqa: BLE001 - any failure means: not a public key
+        return False
+    return True
+
+
+# Miller-Rabin rounds of the primality check on loading (GMP's, after its trial division): a false "prime"
+# has probability below 4^-25 per factor, and this only guards against a corrupt or forged key file.
+PRIME_CHECK_ROUNDS = 25
+
+
+def _check_primes(key: RSAPrivateKey) -> RSAPrivateKey:
+    """``key`` once each of its factors is a probable prime (the numbers' consistency is checked by
+    :class:`RSAPrivateKey` itself): the part of cryptography's key check that the class does not do."""
+    import gmpy2
+
+    for i, r in enumerate(key.primes, start=1):
+        if not gmpy2.is_prime(r, PRIME_CHECK_ROUNDS):
+            name = {1: "p", 2: "q"}.get(i, f"prime {i}")
+            raise ParameterError("key", f"{name} is not a prime (a corrupt or forged key)")
+    return key
 
 
 def _describe(obj: Any) -> str:
     return type(obj).__name__.lstrip("_")
 
 
-def _from_cryptography_private(obj: Any) -> RSAPrivateKey:
+def _from_cryptography_private(obj: Any, pss: PssRestriction | None = None) -> RSAPrivateKey:
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     _require(isinstance(obj, rsa.RSAPrivateKey), f"not an RSA private key ({_describe(obj)})")
     nums = obj.private_numbers()
     pub = nums.public_numbers
     return RSAPrivateKey(n=pub.n, e=pub.e, d=nums.d, p=nums.p, q=nums.q, dp=nums.dmp1, dq=nums.dmq1,
-                         qinv=nums.iqmp)
+                         qinv=nums.iqmp, pss=pss)
 
 
-def _from_cryptography_public(obj: Any) -> RSAPublicKey:
+def _from_cryptography_public(obj: Any, pss: PssRestriction | None = None) -> RSAPublicKey:
     from cryptography.hazmat.primitives.asymmetric import rsa
 
     _require(isinstance(obj, rsa.RSAPublicKey), f"not an RSA public key ({_describe(obj)})")
     nums = obj.public_numbers()
-    return RSAPublicKey(n=nums.n, e=nums.e)
+    return RSAPublicKey(n=nums.n, e=nums.e, pss=pss)
 
 
 def _problem(exc: BaseException) -> str:
@@ -242,11 +328,17 @@ def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKe
     from cryptography.hazmat.primitives import serialization
 
     _require(isinstance(data, (bytes, bytearray)) and len(data) > 0, "empty key data")
+    data = bytes(data)
     pem = _is_pem(data)
-    _reject_pss_restricted(bytes(data), pem)
+    ders = _ders(data, pem)
+    pss = _pss_of(ders)
+    if _public_key_given(data, pem):
+        raise ParameterError("key", "this is a public key; this command needs the private key")
     loader = serialization.load_pem_private_key if pem else serialization.load_der_private_key
     try:
-        obj = loader(bytes(data), password=password)
+        # cryptography's own key check (OpenSSL's RSA_check_key) took 14 s for an 8192-bit key on this
+        # machine's Zen 3; the same checks run in RSAPrivateKey and _check_primes instead: 0.85 s (docs/rsa.md).
+        obj = loader(data, password=password, unsafe_skip_rsa_key_validation=True)
     except TypeError as exc:
         if "encrypted" in str(exc).lower() and password is None:
             raise ParameterError("key", "the private key is encrypted: a password is needed") from None
@@ -262,12 +354,18 @@ def load_private_key(data: bytes, password: bytes | None = None) -> RSAPrivateKe
         if "key encryption algorithm" in str(exc).lower() or "unsupported encryption" in str(exc).lower():
             raise ParameterError("key", f"the private key's encryption is not supported ({_problem(exc)}); "
                                         "re-encrypt it with `openssl pkcs8 -topk8 -v2 aes-256-cbc`") from None
+        # cryptography refuses multi-prime keys ("Invalid key"): they are read here instead.
+        multi = _multi_prime(ders, pss) if password is None else None
+        if multi is None and password is not None and "incorrect password" not in str(exc).lower():
+            multi = _encrypted_multi_prime(data, pem, password)
+        if multi is not None:
+            return multi
         if password is not None and ("incorrect password" in str(exc).lower() or _encrypted_pem(data, pem)):
             raise ParameterError("key", "could not decrypt the private key (wrong password?)") from None
         raise ParameterError("key", f"not {_kind(pem)} RSA private key (PKCS#1 or PKCS#8): {_problem(exc)}") from None
     if password is not None:
-        _reject_encrypted_pss_restricted(bytes(data), pem, password)
-    return _from_cryptography_private(obj)
+        pss = _encrypted_pss_of(data, pem, password)
+    return _check_primes(_from_cryptography_private(obj, pss))
 
 
 def load_public_key(data: bytes) -> RSAPublicKey:
@@ -284,7 +382,7 @@ def load_public_key(data: bytes) -> RSAPublicKey:
                                     "--public-out, or `openssl pkey -in KEY -pubout`)")
     if pem and b"PRIVATE KEY-----" in data:
         return load_private_key(data).public
-    _reject_pss_restricted(data, pem)
+    pss = _pss_of(_ders(data, pem))
     loader = serialization.load_pem_public_key if pem else serialization.load_der_public_key
     try:
         obj = loader(data)
@@ -294,11 +392,14 @@ def load_public_key(data: bytes) -> RSAPublicKey:
         if not pem:   # DER carries no label: it may be a private key
             try:
                 return load_private_key(data).public
-            except ParameterError:
-                pass
+            except ParameterError as private_exc:
+                # It did parse as a private key that we refuse (its size, say): that is the real problem.
+                if "not PEM (no '-----BEGIN' line) nor a valid DER" not in private_exc.problem:
+                    raise ParameterError("key", f"{private_exc.problem} (a DER private key, read for its "
+                                                f"public half)") from None
         raise ParameterError("key", f"not {_kind(pem)} RSA public key (PKCS#1 or SubjectPublicKeyInfo, "
                                     f"or a private key): {_problem(exc)}") from None
-    return _from_cryptography_public(obj)
+    return _from_cryptography_public(obj, pss)
 
 
 def _read(path: str | Path) -> bytes:
@@ -320,6 +421,7 @@ def read_public_key(path: str | Path) -> RSAPublicKey:
 
 # ------------------------------------------------------------------------------------------------ generation
 KEYGEN_MIN_BITS = 2048          # below this a new key is too weak to make (reading older 1024-bit keys is fine)
+KEYGEN_MAX_BITS = MAX_BITS      # 8192 bits: OpenSSL takes about a minute (docs/rsa.md)
 KEYGEN_EXPONENT = 65537
 MAX_PASSWORD_BYTES = 1023       # what cryptography's PKCS#8 encryption takes
 
@@ -333,9 +435,10 @@ def generate_private_key_pem(bits: int, password: bytes | None = None) -> tuple[
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import rsa as crypto_rsa
 
-    if not isinstance(bits, int) or isinstance(bits, bool) or not KEYGEN_MIN_BITS <= bits <= MAX_BITS \
+    if not isinstance(bits, int) or isinstance(bits, bool) or not KEYGEN_MIN_BITS <= bits <= KEYGEN_MAX_BITS \
             or bits % 8:
-        raise ParameterError("bits", f"must be a multiple of 8 from {KEYGEN_MIN_BITS} to {MAX_BITS}, got {bits!r}")
+        raise ParameterError("bits", f"must be a multiple of 8 from {KEYGEN_MIN_BITS} to {KEYGEN_MAX_BITS}, "
+                                     f"got {bits!r}")
     if password is not None and not 0 < len(password) <= MAX_PASSWORD_BYTES:
         raise ParameterError("key_password_file", f"the password (its first line) must have 1 to "
                                                   f"{MAX_PASSWORD_BYTES} bytes, got {len(password)}")

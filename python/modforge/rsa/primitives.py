@@ -22,7 +22,7 @@ import gmpy2
 
 from ..arith.base import ParameterError, require_int
 from .errors import FaultError
-from .exp import DEFAULT_BLIND_BITS, blinded_exponents, crt_halves, prepared
+from .exp import DEFAULT_BLIND_BITS, blinded_exponents, crt_halves, crt_residues, prepared
 from .keys import RSAPrivateKey, RSAPublicKey
 
 
@@ -48,18 +48,33 @@ def garner(xp: int, xq: int, key: RSAPrivateKey) -> int:
     return xq + key.q * ((xp - xq) * key.qinv % key.p)
 
 
+def recombine(residues: list[int], key: RSAPrivateKey) -> int:
+    """RFC 8017 Sec. 5.1.2 step 2.b: Garner for ``p, q``, then each further prime ``r_i`` with its ``t_i``."""
+    x = garner(residues[0], residues[1], key)
+    product = key.p * key.q
+    for x_i, (r, _, t) in zip(residues[2:], key.other_primes):
+        x += product * ((x_i - x) * t % r)
+        product *= r
+    return x
+
+
 def _checked_private(c: int, key: RSAPrivateKey, backend: str, blind_bits: int) -> int | None:
     """The CRT result when it passes the public-exponent check, else None (the faulty value dies here).
 
     A kernel prepared per key (the native one) does all of it in native code,
     Garner and check included, in constant time up to the check on the result.
     """
-    ready = prepared(key, backend)
-    if ready is not None:
-        dp, dq, bits = blinded_exponents(key, blind_bits)
-        return ready.private(c, dp, dq, bits)
-    xp, xq = crt_halves(c, key, backend=backend, blind_bits=blind_bits)
-    x = garner(xp, xq, key)
+    if key.other_primes:
+        # A multi-prime key: the kernels' halves per prime, recombined here (the prepared native kernel
+        # recombines two primes only).
+        x = recombine(crt_residues(c, key, backend=backend, blind_bits=blind_bits), key)
+    else:
+        ready = prepared(key, backend)
+        if ready is not None:
+            dp, dq, bits = blinded_exponents(key, blind_bits)
+            return ready.private(c, dp, dq, bits)
+        xp, xq = crt_halves(c, key, backend=backend, blind_bits=blind_bits)
+        x = garner(xp, xq, key)
     # gmpy2's powmod: ~7x CPython's pow for e = 65537 at 2048 bits.  Neither is
     # constant-time in x; the constant-time requirement covers d, p and q (docs/rsa.md).
     if 0 <= x < key.n and gmpy2.powmod(x, key.e, key.n) == c:

@@ -367,7 +367,13 @@ def load_trapdoor(path: str | Path, puzzle: PuzzleFile) -> tuple[int, int]:
             or doc["version"] != TRAPDOOR_VERSION:
         raise ParameterError("trapdoor", f"not a {TRAPDOOR_FORMAT} version {TRAPDOOR_VERSION} file")
     p, q = _int_field(doc, "p", "trapdoor"), _int_field(doc, "q", "trapdoor")
-    if p * q != puzzle.task.n or p < 2 or q < 2:
+    # A trivial factorisation (p = 1, q = n, or both negated) does multiply to the modulus: say what is wrong.
+    trivial = [(name, value) for name, value in (("p", p), ("q", q)) if value < 2]
+    if p * q == puzzle.task.n and trivial:
+        name, value = trivial[0]
+        raise ParameterError("trapdoor", f"{str(path)!r}: field {name!r} is {value}, not a prime (p * q is the "
+                                         f"modulus, but trivially: a trapdoor file holds n's two prime factors)")
+    if p * q != puzzle.task.n or trivial:
         raise ParameterError("trapdoor", "p * q is not this puzzle's modulus")
     # The CRT in trapdoor_solution needs two distinct primes (p = q has no inverse of q modulo p, and a
     # composite factor gives exponents reduced modulo the wrong group order).
