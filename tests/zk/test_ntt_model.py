@@ -5,11 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from modforge.arith.base import ParameterError
 from modforge.zk import ntt_model as m
 
-from .ntt_oracle import P, evaluate, named_inputs, naive_dft, naive_inverse_dft, root
+from .ntt_oracle import P, evaluate, naive_dft, naive_inverse_dft, named_inputs, root
 
 SEED = 27003
 MAX_NAIVE_LOG = 10

@@ -1,0 +1,137 @@
+//! Four canonical elements per 256-bit register (AVX2).
+//!
+//! AVX2 has no 64-bit unsigned compare and no 64x64-bit product, so: unsigned comparisons flip the sign
+//! bit of both sides and use the signed `vpcmpgtq`; the 128-bit product is assembled from four 32x32-bit
+//! `vpmuludq` products, arranged so that no partial sum can carry; the reduction is then the scalar one
+//! (crate docs) with masks in place of branches.
+
+// Every helper here is a register-to-register intrinsic sequence whose only precondition is the CPU
+// feature, which the module's contract (crate::Packed) already states.
+#![allow(unsafe_op_in_unsafe_fn)]
+
+use core::arch::x86_64::*;
+
+use crate::{Packed, EPSILON, P};
+
+/// The AVX2 implementation of [`Packed`].
+#[derive(Clone, Copy, Debug)]
+pub struct Avx2;
+
+const SIGN_BIT: i64 = i64::MIN;
+
+#[inline(always)]
+unsafe fn splat(x: u64) -> __m256i {
+    _mm256_set1_epi64x(x as i64)
+}
+
+/// All-ones lanes where a < b (unsigned).
+#[inline(always)]
+unsafe fn less_than(a: __m256i, b: __m256i) -> __m256i {
+    let sign = _mm256_set1_epi64x(SIGN_BIT);
+    _mm256_cmpgt_epi64(_mm256_xor_si256(b, sign), _mm256_xor_si256(a, sign))
+}
+
+/// x - p in lanes where x >= p: canonical form of any u64 (x >= p iff x > p - 1).
+#[inline(always)]
+unsafe fn canonicalize(x: __m256i) -> __m256i {
+    let sign = _mm256_set1_epi64x(SIGN_BIT);
+    let at_least_p = _mm256_cmpgt_epi64(_mm256_xor_si256(x, sign), _mm256_set1_epi64x(((P - 1) as i64) ^ SIGN_BIT));
+    _mm256_sub_epi64(x, _mm256_and_si256(at_least_p, splat(P)))
+}
+
+#[inline(always)]
+unsafe fn add(a: __m256i, b: __m256i) -> __m256i {
+    let s = _mm256_add_epi64(a, b);
+    let carried = less_than(s, a);
+    canonicalize(_mm256_add_epi64(s, _mm256_and_si256(carried, splat(EPSILON))))
+}
+
+#[inline(always)]
+unsafe fn sub(a: __m256i, b: __m256i) -> __m256i {
+    let d = _mm256_sub_epi64(a, b);
+    let borrowed = less_than(a, b);
+    _mm256_sub_epi64(d, _mm256_and_si256(borrowed, splat(EPSILON)))
+}
+
+/// The exact 128-bit products a * b as (high words, low words).
+#[inline(always)]
+unsafe fn mul_wide(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
+    let a_hi = _mm256_srli_epi64::<32>(a);
+    let b_hi = _mm256_srli_epi64::<32>(b);
+    let lo_lo = _mm256_mul_epu32(a, b);
+    let lo_hi = _mm256_mul_epu32(a, b_hi);
+    let hi_lo = _mm256_mul_epu32(a_hi, b);
+    let hi_hi = _mm256_mul_epu32(a_hi, b_hi);
+    let mask32 = splat(EPSILON);
+    // hi_lo + (lo_lo >> 32) <= (2^32-1)^2 + 2^32 - 1 < 2^64: no carry.
+    let t = _mm256_add_epi64(hi_lo, _mm256_srli_epi64::<32>(lo_lo));
+    // lo_hi + (t mod 2^32) < 2^64 likewise.
+    let u = _mm256_add_epi64(lo_hi, _mm256_and_si256(t, mask32));
+    let low = _mm256_or_si256(_mm256_slli_epi64::<32>(u), _mm256_and_si256(lo_lo, mask32));
+    let high = _mm256_add_epi64(hi_hi, _mm256_add_epi64(_mm256_srli_epi64::<32>(t), _mm256_srli_epi64::<32>(u)));
+    (high, low)
+}
+
+/// The seed's reduction of (high, low) to canonical elements.
+#[inline(always)]
+unsafe fn reduce128(high: __m256i, low: __m256i) -> __m256i {
+    let eps = splat(EPSILON);
+    let x_top = _mm256_srli_epi64::<32>(high);
+    let t0 = _mm256_sub_epi64(low, x_top);
+    let t0 = _mm256_sub_epi64(t0, _mm256_and_si256(less_than(low, x_top), eps));
+    let t1 = _mm256_mul_epu32(high, eps); // x_mid * (2^32 - 1), the low 32 bits of `high` only
+    let t2 = _mm256_add_epi64(t0, t1);
+    let t2 = _mm256_add_epi64(t2, _mm256_and_si256(less_than(t2, t1), eps));
+    canonicalize(t2)
+}
+
+#[inline(always)]
+unsafe fn mul(a: __m256i, b: __m256i) -> __m256i {
+    let (high, low) = mul_wide(a, b);
+    reduce128(high, low)
+}
+
+impl Packed for Avx2 {
+    const WIDTH: usize = 4;
+    type V = __m256i;
+    #[inline(always)]
+    unsafe fn load(ptr: *const u64) -> __m256i {
+        // SAFETY: the caller provides 4 readable elements and runs on an AVX2 CPU.
+        unsafe { _mm256_loadu_si256(ptr.cast()) }
+    }
+    #[inline(always)]
+    unsafe fn store(ptr: *mut u64, v: __m256i) {
+        // SAFETY: the caller provides 4 writable elements and runs on an AVX2 CPU.
+        unsafe { _mm256_storeu_si256(ptr.cast(), v) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: u64) -> __m256i {
+        unsafe { splat(x) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: __m256i, b: __m256i) -> __m256i {
+        unsafe { add(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sub(a: __m256i, b: __m256i) -> __m256i {
+        unsafe { sub(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: __m256i, b: __m256i) -> __m256i {
+        unsafe { mul(a, b) }
+    }
+}
+
+/// Lane-wise products of `a` and `b` into `out` (lengths equal, a multiple of 4): a slice entry point
+/// for tests and callers without a kernel of their own.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[target_feature(enable = "avx2")]
+pub unsafe fn mul_slices(a: &[u64], b: &[u64], out: &mut [u64]) {
+    assert!(a.len() == b.len() && a.len() == out.len() && a.len() % 4 == 0);
+    for i in (0..a.len()).step_by(4) {
+        // SAFETY: i + 4 <= len for all three slices; AVX2 is enabled for this function.
+        unsafe { Avx2::store(out.as_mut_ptr().add(i), mul(Avx2::load(a.as_ptr().add(i)), Avx2::load(b.as_ptr().add(i)))) }
+    }
+}

@@ -1,0 +1,302 @@
+//! The two passes of the 4-step, written once over [`Packed`] and instantiated per backend.  The
+//! functions behind [`Kernels`] are the only ones compiled for an instruction set; [`Kernels::for_backend`]
+//! is where the crate picks them, from the backend the caller checked with `Backend::supported`.
+
+use modforge_goldilocks::scalar::{self, Portable4};
+use modforge_goldilocks::{Backend, Packed};
+use rayon::prelude::*;
+
+use crate::plan::{cached_plan_split, split_log_n2, Plan, MIN_FOUR_STEP_LOG};
+
+/// Lanes of a pass-1 strip (adjacent columns of the n1 x (n2 * columns) view).
+const STRIP_LANES: usize = 16;
+
+/// What both passes read: the plan, the buffers and the shape.  Raw pointers because strips (pass 1) and
+/// row groups (pass 2) of one buffer go to different threads; they never overlap.
+struct Ctx<'a> {
+    plan: &'a Plan,
+    input: *mut u64,
+    output: *mut u64,
+    columns: usize,
+    /// Pass 1: lanes per strip.  Pass 2: rows per group and lanes (= rows * columns).
+    strip_lanes: usize,
+    group_rows: usize,
+    group_lanes: usize,
+    /// Forward coset: (shift, shift^n2).
+    shift: Option<(u64, u64)>,
+}
+
+// SAFETY: the pointers are only dereferenced at disjoint strips / row groups, one task each.
+unsafe impl Sync for Ctx<'_> {}
+
+type PassFn = unsafe fn(&Ctx, usize, &mut [u64]);
+
+struct Kernels {
+    strip: PassFn,
+    group: PassFn,
+}
+
+impl Kernels {
+    fn for_backend(backend: Backend) -> Kernels {
+        match backend {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2 => Kernels { strip: avx2::strip, group: avx2::group },
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => Kernels { strip: avx512::strip, group: avx512::group },
+            _ => Kernels { strip: portable_strip, group: portable_group },
+        }
+    }
+}
+
+unsafe fn portable_strip(ctx: &Ctx, s: usize, block: &mut [u64]) {
+    // SAFETY: forwarded contract of `strip`.
+    unsafe { strip::<Portable4>(ctx, s, block) }
+}
+unsafe fn portable_group(ctx: &Ctx, g: usize, block: &mut [u64]) {
+    // SAFETY: forwarded contract of `group`.
+    unsafe { group::<Portable4>(ctx, g, block) }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::*;
+    use modforge_goldilocks::avx2::Avx2;
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn strip(ctx: &Ctx, s: usize, block: &mut [u64]) {
+        // SAFETY: AVX2 enabled; forwarded contract.
+        unsafe { super::strip::<Avx2>(ctx, s, block) }
+    }
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn group(ctx: &Ctx, g: usize, block: &mut [u64]) {
+        // SAFETY: AVX2 enabled; forwarded contract.
+        unsafe { super::group::<Avx2>(ctx, g, block) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::*;
+    use modforge_goldilocks::avx512::Avx512;
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn strip(ctx: &Ctx, s: usize, block: &mut [u64]) {
+        // SAFETY: AVX-512F enabled; forwarded contract.
+        unsafe { super::strip::<Avx512>(ctx, s, block) }
+    }
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn group(ctx: &Ctx, g: usize, block: &mut [u64]) {
+        // SAFETY: AVX-512F enabled; forwarded contract.
+        unsafe { super::group::<Avx512>(ctx, g, block) }
+    }
+}
+
+/// Radix-2 DIF over the `2^log_m` rows of `block` (row stride `lanes`, a multiple of K::WIDTH): natural
+/// order in, bit-reversed out; `twiddles[j]` = w_m^j.
+#[inline(always)]
+unsafe fn dif_rows<K: Packed>(block: *mut u64, log_m: u32, lanes: usize, twiddles: &[u64]) {
+    let m = 1usize << log_m;
+    let mut half = m >> 1;
+    let mut stride = 1usize;
+    while half >= 1 {
+        for base in (0..m).step_by(2 * half) {
+            for j in 0..half {
+                // SAFETY: rows base + j and base + j + half are < m; lanes are in the row.
+                unsafe {
+                    let u_row = block.add((base + j) * lanes);
+                    let v_row = block.add((base + j + half) * lanes);
+                    if j == 0 {
+                        for l in (0..lanes).step_by(K::WIDTH) {
+                            let (u, v) = (K::load(u_row.add(l)), K::load(v_row.add(l)));
+                            K::store(u_row.add(l), K::add(u, v));
+                            K::store(v_row.add(l), K::sub(u, v));
+                        }
+                    } else {
+                        let w = K::splat(*twiddles.get_unchecked(j * stride));
+                        for l in (0..lanes).step_by(K::WIDTH) {
+                            let (u, v) = (K::load(u_row.add(l)), K::load(v_row.add(l)));
+                            K::store(u_row.add(l), K::add(u, v));
+                            K::store(v_row.add(l), K::mul(K::sub(u, v), w));
+                        }
+                    }
+                }
+            }
+        }
+        half >>= 1;
+        stride <<= 1;
+    }
+}
+
+/// Pass 1 on strip `s`: gather n1 rows x strip_lanes from the input (times shift^j for a coset),
+/// transform along the rows, write row bitrev(r) of the block back to row r of the strip.
+///
+/// # Safety
+/// `block` holds n1 * strip_lanes; strip `s` exists; no other task touches it.
+#[inline(always)]
+unsafe fn strip<K: Packed>(ctx: &Ctx, s: usize, block: &mut [u64]) {
+    let plan = ctx.plan;
+    let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
+    let width = n2 * ctx.columns;
+    let lanes = ctx.strip_lanes;
+    let first = s * lanes;
+    let b = block.as_mut_ptr();
+    // SAFETY: rows j1 < n1 of the strip lie inside the input; the block holds n1 * lanes.
+    unsafe {
+        match ctx.shift {
+            None => {
+                for j1 in 0..n1 {
+                    let src = ctx.input.add(j1 * width + first);
+                    for l in (0..lanes).step_by(K::WIDTH) {
+                        K::store(b.add(j1 * lanes + l), K::load(src.add(l)));
+                    }
+                }
+            }
+            Some((shift, shift_n2)) => {
+                // factor[l] = shift^(n2 j1 + j2(l)), stepped by shift^n2 per row.
+                let mut factors: Vec<u64> =
+                    (0..lanes).map(|l| scalar::pow(shift, ((first + l) / ctx.columns) as u64)).collect();
+                let step = K::splat(shift_n2);
+                let f = factors.as_mut_ptr();
+                for j1 in 0..n1 {
+                    let src = ctx.input.add(j1 * width + first);
+                    for l in (0..lanes).step_by(K::WIDTH) {
+                        let factor = K::load(f.add(l));
+                        K::store(b.add(j1 * lanes + l), K::mul(K::load(src.add(l)), factor));
+                        K::store(f.add(l), K::mul(factor, step));
+                    }
+                }
+            }
+        }
+        dif_rows::<K>(b, plan.log_n1, lanes, &plan.twiddles1);
+        for r in 0..n1 {
+            let k1 = *plan.bitrev1.get_unchecked(r) as usize;
+            let dst = ctx.input.add(k1 * width + first);
+            for l in (0..lanes).step_by(K::WIDTH) {
+                K::store(dst.add(l), K::load(b.add(r * lanes + l)));
+            }
+        }
+    }
+}
+
+/// Pass 2 on row group `g` (rows k1 = g * group_rows ..): gather the n2 x (rows x columns) block,
+/// multiply row j2 by the twiddles w^(j2 k1) (times the scale), transform along j2, write block row r to
+/// output rows k1 + n1 * bitrev(r).
+///
+/// # Safety
+/// `block` holds n2 * group_lanes plus 2 * group_lanes of twiddle state; group `g` exists; no other task
+/// writes its output rows.
+#[inline(always)]
+unsafe fn group<K: Packed>(ctx: &Ctx, g: usize, block: &mut [u64]) {
+    let plan = ctx.plan;
+    let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
+    let columns = ctx.columns;
+    let width = n2 * columns;
+    let (rows, lanes) = (ctx.group_rows, ctx.group_lanes);
+    let k1_first = g * rows;
+    let (data, state) = block.split_at_mut(n2 * lanes);
+    let (factor, ratio) = state.split_at_mut(lanes);
+    for l in 0..lanes {
+        factor[l] = plan.scale;
+        ratio[l] = plan.row_roots[k1_first + l / columns];
+    }
+    let b = data.as_mut_ptr();
+    let (f, q) = (factor.as_mut_ptr(), ratio.as_ptr());
+    // SAFETY: every index stays in its row of the input / block / output (see the shapes above).
+    unsafe {
+        for j2 in 0..n2 {
+            let dst = b.add(j2 * lanes);
+            for r in 0..rows {
+                let src = ctx.input.add((k1_first + r) * width + j2 * columns);
+                std::ptr::copy_nonoverlapping(src, dst.add(r * columns), columns);
+            }
+            for l in (0..lanes).step_by(K::WIDTH) {
+                let t = K::load(f.add(l));
+                K::store(dst.add(l), K::mul(K::load(dst.add(l)), t));
+                K::store(f.add(l), K::mul(t, K::load(q.add(l))));
+            }
+        }
+        dif_rows::<K>(b, plan.log_n2, lanes, &plan.twiddles2);
+        for r in 0..n2 {
+            let k2 = *plan.bitrev2.get_unchecked(r) as usize;
+            let dst = ctx.output.add((k1_first + n1 * k2) * columns);
+            for l in (0..lanes).step_by(K::WIDTH) {
+                K::store(dst.add(l), K::load(b.add(r * lanes + l)));
+            }
+        }
+    }
+}
+
+/// One radix-2 transform per column, for sizes below the 4-step's.
+fn small(plan: &Plan, input: &[u64], output: &mut [u64], columns: usize, shift: Option<u64>) {
+    let n = 1usize << plan.log_n;
+    let mut column = vec![0u64; n];
+    for c in 0..columns {
+        let mut factor = 1u64;
+        for j in 0..n {
+            column[j] = scalar::mul(input[j * columns + c], factor);
+            if let Some(s) = shift {
+                factor = scalar::mul(factor, s);
+            }
+        }
+        let mut half = n >> 1;
+        let mut stride = 1;
+        while half >= 1 {
+            for base in (0..n).step_by(2 * half) {
+                for j in 0..half {
+                    let (u, v) = (column[base + j], column[base + j + half]);
+                    column[base + j] = scalar::add(u, v);
+                    column[base + j + half] = scalar::mul(scalar::sub(u, v), plan.twiddles1[j * stride]);
+                }
+            }
+            half >>= 1;
+            stride <<= 1;
+        }
+        for r in 0..n {
+            output[plan.bitrev1[r] as usize * columns + c] = scalar::mul(column[r], plan.scale);
+        }
+    }
+}
+
+/// Rows of a pass-2 group: enough that rows * columns is a multiple of 8 lanes (and at least 8).
+fn group_rows_for(columns: usize) -> usize {
+    let mut rows = 1;
+    while (rows * columns) % 8 != 0 {
+        rows *= 2;
+    }
+    rows
+}
+
+/// The transform of `input` (clobbered) into `output`; shapes and backend already checked.
+pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, input: &mut [u64], output: &mut [u64], columns: usize,
+                  shift: Option<u64>) {
+    let group_rows = group_rows_for(columns);
+    let group_lanes = group_rows * columns;
+    let log_n2 = split_log_n2(log_n, group_lanes);
+    let plan = cached_plan_split(log_n, log_n2, inverse);
+    if log_n < MIN_FOUR_STEP_LOG {
+        small(&plan, input, output, columns, shift);
+        return;
+    }
+    let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
+    let width = n2 * columns;
+    let strip_lanes = if width % STRIP_LANES == 0 { STRIP_LANES } else { 8 };
+    let ctx = Ctx {
+        plan: &plan,
+        input: input.as_mut_ptr(),
+        output: output.as_mut_ptr(),
+        columns,
+        strip_lanes,
+        group_rows,
+        group_lanes,
+        shift: shift.map(|s| (s, scalar::pow(s, n2 as u64))),
+    };
+    let kernels = Kernels::for_backend(backend);
+    (0..width / strip_lanes).into_par_iter().for_each_init(
+        || vec![0u64; n1 * strip_lanes],
+        // SAFETY: each strip index once; the block has the size `strip` needs; backend checked by the caller.
+        |block, s| unsafe { (kernels.strip)(&ctx, s, block) },
+    );
+    (0..n1 / group_rows).into_par_iter().for_each_init(
+        || vec![0u64; (n2 + 2) * group_lanes],
+        // SAFETY: each group index once; the block has the size `group` needs; backend checked by the caller.
+        |block, g| unsafe { (kernels.group)(&ctx, g, block) },
+    );
+}
