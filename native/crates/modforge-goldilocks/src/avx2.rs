@@ -39,11 +39,13 @@ unsafe fn canonicalize(x: __m256i) -> __m256i {
     _mm256_sub_epi64(x, _mm256_and_si256(at_least_p, splat(P)))
 }
 
+/// a + b mod p for canonical a, b: with nb = p - b (no wrap), a + b >= p exactly when a >= nb, and then
+/// the sum is a - nb; one compare and a blend, no canonicalisation pass.
 #[inline(always)]
 unsafe fn add(a: __m256i, b: __m256i) -> __m256i {
-    let s = _mm256_add_epi64(a, b);
-    let carried = less_than(s, a);
-    canonicalize(_mm256_add_epi64(s, _mm256_and_si256(carried, splat(EPSILON))))
+    let nb = _mm256_sub_epi64(splat(P), b);
+    let below = less_than(a, nb);
+    _mm256_blendv_epi8(_mm256_sub_epi64(a, nb), _mm256_add_epi64(a, b), below)
 }
 
 #[inline(always)]

@@ -1,0 +1,38 @@
+//! Quick timing of the engine for development: `ntt_time LOG_N COLUMNS THREADS REPS [BACKEND]` prints
+//! the median and minimum milliseconds of `transform_into` (input copies outside the timed region).
+//! The benchmark of record is `modforge bench ntt`.
+
+use std::time::Instant;
+
+use modforge_goldilocks::{Backend, P};
+use modforge_ntt::{transform_into, Options};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let log_n: u32 = args[1].parse().unwrap();
+    let columns: usize = args[2].parse().unwrap();
+    let threads: usize = args[3].parse().unwrap();
+    let reps: usize = args[4].parse().unwrap();
+    let backend = args.get(5).map(|b| Backend::from_name(b).expect("backend"));
+    let len = columns << log_n;
+    let mut state = 1u64;
+    let data: Vec<u64> = (0..len)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state % P
+        })
+        .collect();
+    let options = Options { columns, threads, backend, ..Options::default() };
+    let mut output = vec![0u64; len];
+    let mut input = data.clone();
+    transform_into(&mut input, &mut output, &options).unwrap();
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        input.copy_from_slice(&data);
+        let start = Instant::now();
+        transform_into(&mut input, &mut output, &options).unwrap();
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!("2^{log_n} x{columns} t={threads}: median {:.2} ms, min {:.2} ms", times[times.len() / 2], times[0]);
+}
