@@ -4,6 +4,7 @@ fitted to."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 from modforge.zk import ntt_cycles as c
@@ -35,7 +36,7 @@ def test_memory_bound_as_the_seed_says_and_compute_scales_with_cores() -> None:
     rows = c.seed_table()
     assert all(r["bound"] == "memory" for r in rows)
     computes = [r["compute_seconds"] for r in rows]
-    assert all(a / b == pytest.approx(2.0) for a, b in zip(computes, computes[1:]))
+    assert all(a / b == pytest.approx(2.0) for a, b in itertools.pairwise(computes))
     peak, overhead = c.SEED_DESIGN.memory
     assert peak > 0 and overhead > 0
 
