@@ -1,11 +1,11 @@
 //! Quick timing of the engine for development: `ntt_time LOG_N COLUMNS THREADS REPS [BACKEND]` prints
-//! the median and minimum milliseconds of `transform_into` (input copies outside the timed region).
+//! the median and minimum milliseconds of the in-place `transform` (input copies outside the timed region).
 //! The benchmark of record is `modforge bench ntt`.
 
 use std::time::Instant;
 
 use modforge_goldilocks::{Backend, P};
-use modforge_ntt::{transform_into, Options};
+use modforge_ntt::{transform, Options};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -23,16 +23,29 @@ fn main() {
         })
         .collect();
     let options = Options { columns, threads, backend, ..Options::default() };
-    let mut output = vec![0u64; len];
     let mut input = data.clone();
-    transform_into(&mut input, &mut output, &options).unwrap();
+    transform(&mut input, &options).unwrap();
     let mut times = Vec::new();
+    let mut cpu = Vec::new();
     for _ in 0..reps {
         input.copy_from_slice(&data);
-        let start = Instant::now();
-        transform_into(&mut input, &mut output, &options).unwrap();
+        let (start, cpu_start) = (Instant::now(), process_cpu_ns());
+        transform(&mut input, &options).unwrap();
         times.push(start.elapsed().as_secs_f64() * 1e3);
+        cpu.push((process_cpu_ns() - cpu_start) as f64 / 1e6);
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!("2^{log_n} x{columns} t={threads}: median {:.2} ms, min {:.2} ms", times[times.len() / 2], times[0]);
+    cpu.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!("2^{log_n} x{columns} t={threads}: median {:.2} ms, min {:.2} ms; CPU median {:.2} ms, min {:.2} ms",
+             times[times.len() / 2], times[0], cpu[cpu.len() / 2], cpu[0]);
+}
+
+/// CPU time of every thread of this process (Linux schedstat, ns): unaffected by time the machine
+/// gave to other processes, which makes comparisons on a shared machine steadier.
+fn process_cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }

@@ -15,7 +15,11 @@ const STRIP_LANES: usize = 16;
 /// row groups (pass 2) of one buffer go to different threads; they never overlap.
 struct Ctx<'a> {
     plan: &'a Plan,
-    input: *mut u64,
+    /// Pass 1 reads `source` and writes `middle` (the same strip positions); pass 2 reads `middle` and
+    /// writes `output`.  `source` may be `middle` (pass 1 in place) or `output` (the whole transform in
+    /// place in `output`, with `middle` as scratch).
+    source: *mut u64,
+    middle: *mut u64,
     output: *mut u64,
     columns: usize,
     /// Pass 1: lanes per strip.  Pass 2: rows per group and lanes (= rows * columns).
@@ -36,56 +40,69 @@ struct Kernels {
     group: PassFn,
 }
 
+/// The kernels of one backend for the lane counts compiled as constants (8, 16) and any other (0).
+macro_rules! backend_kernels {
+    ($module:ident, $packed:ty, $feature:literal) => {
+        mod $module {
+            use super::*;
+            #[target_feature(enable = $feature)]
+            pub unsafe fn strip<const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64]) {
+                // SAFETY: the instruction set is enabled here; forwarded contract.
+                unsafe { super::strip::<$packed, L>(ctx, s, block) }
+            }
+            #[target_feature(enable = $feature)]
+            pub unsafe fn group<const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64]) {
+                // SAFETY: the instruction set is enabled here; forwarded contract.
+                unsafe { super::group::<$packed, L>(ctx, g, block) }
+            }
+            pub fn kernels(strip_lanes: usize, group_lanes: usize) -> Kernels {
+                Kernels {
+                    strip: match strip_lanes {
+                        8 => strip::<8>,
+                        16 => strip::<16>,
+                        _ => strip::<0>,
+                    },
+                    group: match group_lanes {
+                        8 => group::<8>,
+                        16 => group::<16>,
+                        _ => group::<0>,
+                    },
+                }
+            }
+        }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
+backend_kernels!(avx2, modforge_goldilocks::avx2::Avx2, "avx2");
+#[cfg(target_arch = "x86_64")]
+backend_kernels!(avx512, modforge_goldilocks::avx512::Avx512, "avx512f");
+
+mod portable {
+    use super::*;
+    unsafe fn strip<const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64]) {
+        // SAFETY: forwarded contract.
+        unsafe { super::strip::<Portable4, L>(ctx, s, block) }
+    }
+    unsafe fn group<const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64]) {
+        // SAFETY: forwarded contract.
+        unsafe { super::group::<Portable4, L>(ctx, g, block) }
+    }
+    pub fn kernels(_strip_lanes: usize, _group_lanes: usize) -> Kernels {
+        Kernels { strip: strip::<0>, group: group::<0> }
+    }
+}
+
 impl Kernels {
-    fn for_backend(backend: Backend) -> Kernels {
+    /// The one place the crate picks compiled code for a backend (checked supported by the caller).
+    fn for_backend(backend: Backend, strip_lanes: usize, group_lanes: usize) -> Kernels {
         match backend {
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2 => Kernels { strip: avx2::strip, group: avx2::group },
+            Backend::Avx2 => avx2::kernels(strip_lanes, group_lanes),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => Kernels { strip: avx512::strip, group: avx512::group },
-            _ => Kernels { strip: portable_strip, group: portable_group },
+            Backend::Avx512 => avx512::kernels(strip_lanes, group_lanes),
+            _ => portable::kernels(strip_lanes, group_lanes),
         }
-    }
-}
-
-unsafe fn portable_strip(ctx: &Ctx, s: usize, block: &mut [u64]) {
-    // SAFETY: forwarded contract of `strip`.
-    unsafe { strip::<Portable4>(ctx, s, block) }
-}
-unsafe fn portable_group(ctx: &Ctx, g: usize, block: &mut [u64]) {
-    // SAFETY: forwarded contract of `group`.
-    unsafe { group::<Portable4>(ctx, g, block) }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::*;
-    use modforge_goldilocks::avx2::Avx2;
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn strip(ctx: &Ctx, s: usize, block: &mut [u64]) {
-        // SAFETY: AVX2 enabled; forwarded contract.
-        unsafe { super::strip::<Avx2>(ctx, s, block) }
-    }
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn group(ctx: &Ctx, g: usize, block: &mut [u64]) {
-        // SAFETY: AVX2 enabled; forwarded contract.
-        unsafe { super::group::<Avx2>(ctx, g, block) }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use super::*;
-    use modforge_goldilocks::avx512::Avx512;
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn strip(ctx: &Ctx, s: usize, block: &mut [u64]) {
-        // SAFETY: AVX-512F enabled; forwarded contract.
-        unsafe { super::strip::<Avx512>(ctx, s, block) }
-    }
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn group(ctx: &Ctx, g: usize, block: &mut [u64]) {
-        // SAFETY: AVX-512F enabled; forwarded contract.
-        unsafe { super::group::<Avx512>(ctx, g, block) }
     }
 }
 
@@ -194,11 +211,13 @@ unsafe fn dif_last_stage4<K: Packed>(block: *mut u64, m: usize, lanes: usize, w4
 /// # Safety
 /// `block` holds n1 * strip_lanes; strip `s` exists; no other task touches it.
 #[inline(always)]
-unsafe fn strip<K: Packed>(ctx: &Ctx, s: usize, block: &mut [u64]) {
+unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64]) {
     let plan = ctx.plan;
     let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
     let width = n2 * ctx.columns;
-    let lanes = ctx.strip_lanes;
+    // A compile-time lane count (L > 0) turns every row copy into a few vector moves; with a runtime
+    // count LLVM makes each a call to memcpy, which cost a quarter of the time.
+    let lanes = if L > 0 { L } else { ctx.strip_lanes };
     let first = s * lanes;
     let b = block.as_mut_ptr();
     // SAFETY: rows j1 < n1 of the strip lie inside the input; the block holds n1 * lanes.
@@ -206,7 +225,7 @@ unsafe fn strip<K: Packed>(ctx: &Ctx, s: usize, block: &mut [u64]) {
         match ctx.shift {
             None => {
                 for j1 in 0..n1 {
-                    let src = ctx.input.add(j1 * width + first);
+                    let src = ctx.source.add(j1 * width + first);
                     for l in (0..lanes).step_by(K::WIDTH) {
                         K::store(b.add(j1 * lanes + l), K::load(src.add(l)));
                     }
@@ -219,7 +238,7 @@ unsafe fn strip<K: Packed>(ctx: &Ctx, s: usize, block: &mut [u64]) {
                 let step = K::splat(shift_n2);
                 let f = factors.as_mut_ptr();
                 for j1 in 0..n1 {
-                    let src = ctx.input.add(j1 * width + first);
+                    let src = ctx.source.add(j1 * width + first);
                     for l in (0..lanes).step_by(K::WIDTH) {
                         let factor = K::load(f.add(l));
                         K::store(b.add(j1 * lanes + l), K::mul(K::load(src.add(l)), factor));
@@ -231,7 +250,7 @@ unsafe fn strip<K: Packed>(ctx: &Ctx, s: usize, block: &mut [u64]) {
         dif_rows::<K>(b, plan.log_n1, lanes, &plan.twiddles1);
         for r in 0..n1 {
             let k1 = *plan.bitrev1.get_unchecked(r) as usize;
-            let dst = ctx.input.add(k1 * width + first);
+            let dst = ctx.middle.add(k1 * width + first);
             for l in (0..lanes).step_by(K::WIDTH) {
                 K::store(dst.add(l), K::load(b.add(r * lanes + l)));
             }
@@ -247,12 +266,12 @@ unsafe fn strip<K: Packed>(ctx: &Ctx, s: usize, block: &mut [u64]) {
 /// `block` holds n2 * group_lanes plus 2 * group_lanes of twiddle state; group `g` exists; no other task
 /// writes its output rows.
 #[inline(always)]
-unsafe fn group<K: Packed>(ctx: &Ctx, g: usize, block: &mut [u64]) {
+unsafe fn group<K: Packed, const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64]) {
     let plan = ctx.plan;
     let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
     let columns = ctx.columns;
     let width = n2 * columns;
-    let (rows, lanes) = (ctx.group_rows, ctx.group_lanes);
+    let (rows, lanes) = (ctx.group_rows, if L > 0 { L } else { ctx.group_lanes });
     let k1_first = g * rows;
     let (data, state) = block.split_at_mut(n2 * lanes);
     let (factor, ratio) = state.split_at_mut(lanes);
@@ -270,11 +289,11 @@ unsafe fn group<K: Packed>(ctx: &Ctx, g: usize, block: &mut [u64]) {
             // `rows` input rows, a handful of words each time.
             if columns == 1 {
                 for r in 0..rows {
-                    *dst.add(r) = *ctx.input.add((k1_first + r) * width + j2);
+                    *dst.add(r) = *ctx.middle.add((k1_first + r) * width + j2);
                 }
             } else {
                 for r in 0..rows {
-                    let src = ctx.input.add((k1_first + r) * width + j2 * columns);
+                    let src = ctx.middle.add((k1_first + r) * width + j2 * columns);
                     for c in 0..columns {
                         *dst.add(r * columns + c) = *src.add(c);
                     }
@@ -337,39 +356,76 @@ fn group_rows_for(columns: usize) -> usize {
     rows
 }
 
-/// The transform of `input` (clobbered) into `output`; shapes and backend already checked.
-pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, input: &mut [u64], output: &mut [u64], columns: usize,
-                  shift: Option<u64>) {
+thread_local! {
+    /// Each worker's block (and twiddle state), kept between tasks and calls: no allocation and no page
+    /// faults on the hot path.
+    static BLOCK: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn with_block<R>(len: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+    BLOCK.with(|cell| {
+        let mut block = cell.borrow_mut();
+        if block.len() < len {
+            block.resize(len, 0);
+        }
+        f(&mut block[..len])
+    })
+}
+
+/// Where the passes read and write: see [`Ctx`].
+pub(crate) enum Buffers<'a> {
+    /// `input` is clobbered (pass 1 in place), the result goes to `output`.
+    Into { input: &'a mut [u64], output: &'a mut [u64] },
+    /// The result replaces `data`; `scratch` (same length) holds the middle of the transform.
+    InPlace { data: &'a mut [u64], scratch: &'a mut [u64] },
+}
+
+/// The transform; shapes and backend already checked.
+pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<'_>, columns: usize, shift: Option<u64>) {
     let group_rows = group_rows_for(columns);
     let group_lanes = group_rows * columns;
     let log_n2 = split_log_n2(log_n, group_lanes);
     let plan = cached_plan_split(log_n, log_n2, inverse);
-    if log_n < MIN_FOUR_STEP_LOG {
-        small(&plan, input, output, columns, shift);
-        return;
-    }
+    let (source, middle, output) = match buffers {
+        Buffers::Into { input, output } => {
+            if log_n < MIN_FOUR_STEP_LOG {
+                small(&plan, input, output, columns, shift);
+                return;
+            }
+            (input.as_mut_ptr(), input.as_mut_ptr(), output.as_mut_ptr())
+        }
+        Buffers::InPlace { data, scratch } => {
+            if log_n < MIN_FOUR_STEP_LOG {
+                scratch.copy_from_slice(data);
+                small(&plan, scratch, data, columns, shift);
+                return;
+            }
+            (data.as_mut_ptr(), scratch.as_mut_ptr(), data.as_mut_ptr())
+        }
+    };
     let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
     let width = n2 * columns;
     let strip_lanes = if width % STRIP_LANES == 0 { STRIP_LANES } else { 8 };
     let ctx = Ctx {
         plan: &plan,
-        input: input.as_mut_ptr(),
-        output: output.as_mut_ptr(),
+        source,
+        middle,
+        output,
         columns,
         strip_lanes,
         group_rows,
         group_lanes,
         shift: shift.map(|s| (s, scalar::pow(s, n2 as u64))),
     };
-    let kernels = Kernels::for_backend(backend);
-    (0..width / strip_lanes).into_par_iter().for_each_init(
-        || vec![0u64; n1 * strip_lanes],
-        // SAFETY: each strip index once; the block has the size `strip` needs; backend checked by the caller.
-        |block, s| unsafe { (kernels.strip)(&ctx, s, block) },
-    );
-    (0..n1 / group_rows).into_par_iter().for_each_init(
-        || vec![0u64; (n2 + 2) * group_lanes],
-        // SAFETY: each group index once; the block has the size `group` needs; backend checked by the caller.
-        |block, g| unsafe { (kernels.group)(&ctx, g, block) },
-    );
+    let kernels = Kernels::for_backend(backend, strip_lanes, group_lanes);
+    let strip_block = n1 * strip_lanes;
+    let group_block = (n2 + 2) * group_lanes;
+    // SAFETY (both loops): each strip / group index runs once; the block has the size the kernel needs;
+    // the backend was checked by the caller; pass 2 starts after every strip of pass 1 is written.
+    (0..width / strip_lanes)
+        .into_par_iter()
+        .for_each(|s| with_block(strip_block, |block| unsafe { (kernels.strip)(&ctx, s, block) }));
+    (0..n1 / group_rows)
+        .into_par_iter()
+        .for_each(|g| with_block(group_block, |block| unsafe { (kernels.group)(&ctx, g, block) }));
 }

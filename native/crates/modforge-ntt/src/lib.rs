@@ -135,11 +135,32 @@ pub fn first_not_canonical(data: &[u64]) -> Option<usize> {
     data.iter().position(|&x| x >= P)
 }
 
-/// Transform `data` in place (a scratch buffer of the same size is allocated and the result copied back).
+/// Transform `data` in place.  The middle of the transform goes through a scratch buffer of the same
+/// size, kept per calling thread between calls (like the twiddle tables) so that repeated transforms
+/// neither allocate nor fault pages in.
 pub fn transform(data: &mut [u64], options: &Options) -> Result<(), NttError> {
-    let mut output = vec![0u64; data.len()];
-    transform_into(data, &mut output, options)?;
-    data.copy_from_slice(&output);
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let backend = check(data, options)?;
+    let len = data.len();
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        if scratch.len() < len {
+            scratch.resize(len, 0);
+        }
+        let (d, s) = (SendPtr(data.as_mut_ptr()), SendPtr(scratch.as_mut_ptr()));
+        execute(options, len, d, d, move |log_n, shift| {
+            // SAFETY: `data` and the scratch are distinct live buffers of `len` elements, used only here.
+            let buffers = unsafe {
+                kernels::Buffers::InPlace {
+                    data: std::slice::from_raw_parts_mut(d.get(), len),
+                    scratch: std::slice::from_raw_parts_mut(s.get(), len),
+                }
+            };
+            kernels::run(log_n, options.inverse, backend, buffers, options.columns, shift)
+        });
+    });
     Ok(())
 }
 
@@ -148,8 +169,26 @@ pub fn transform_into(input: &mut [u64], output: &mut [u64], options: &Options) 
     if input.len() != output.len() {
         return Err(NttError::LengthMismatch { input: input.len(), output: output.len() });
     }
-    let log_n = check_shape(input.len(), options.columns)?;
-    if let Some(i) = first_not_canonical(input) {
+    let backend = check(input, options)?;
+    let len = input.len();
+    let (i, o) = (SendPtr(input.as_mut_ptr()), SendPtr(output.as_mut_ptr()));
+    execute(options, len, i, o, move |log_n, shift| {
+        // SAFETY: `input` and `output` are distinct live buffers of `len` elements, used only here.
+        let buffers = unsafe {
+            kernels::Buffers::Into {
+                input: std::slice::from_raw_parts_mut(i.get(), len),
+                output: std::slice::from_raw_parts_mut(o.get(), len),
+            }
+        };
+        kernels::run(log_n, options.inverse, backend, buffers, options.columns, shift)
+    });
+    Ok(())
+}
+
+/// The checks every entry point makes; the backend to use.
+fn check(data: &[u64], options: &Options) -> Result<Backend, NttError> {
+    check_shape(data.len(), options.columns)?;
+    if let Some(i) = first_not_canonical(data) {
         return Err(NttError::NotCanonical(i));
     }
     if let Some(s) = options.coset_shift {
@@ -161,26 +200,46 @@ pub fn transform_into(input: &mut [u64], output: &mut [u64], options: &Options) 
     if !backend.supported() {
         return Err(NttError::Unsupported(backend.name()));
     }
+    Ok(backend)
+}
+
+/// Orders, coset scaling and the thread pool around the core transform `core(log_n, input_shift)`,
+/// which reads `first` and leaves its result in `result` (both views of the caller's buffers, passed
+/// again here only for the order permutations, done before and after `core` runs).
+fn execute(options: &Options, len: usize, first: SendPtr, result: SendPtr, core: impl FnOnce(u32, Option<u64>) + Send) {
     let columns = options.columns;
-    with_pool(options.threads, || {
+    let log_n = (len / columns).trailing_zeros();
+    with_pool(options.threads, move || {
+        let (first, result) = (first, result);
         if options.input_order == Order::BitReversed {
-            bit_reverse_rows_into(input, output, columns);
-            input.copy_from_slice(output);
+            // SAFETY: the caller's input buffer of `len` elements; `core` has not started.
+            bit_reverse_rows_in_place(unsafe { std::slice::from_raw_parts_mut(first.get(), len) }, columns);
         }
         // The forward coset scales the input by shift^j; pass 1 folds it into its gather.
-        let input_shift = if options.inverse { None } else { options.coset_shift };
-        kernels::run(log_n, options.inverse, backend, input, output, columns, input_shift);
+        core(log_n, if options.inverse { None } else { options.coset_shift });
+        // SAFETY: the caller's output buffer of `len` elements; `core` has returned.
+        let out = unsafe { std::slice::from_raw_parts_mut(result.get(), len) };
         if options.inverse {
             if let Some(s) = options.coset_shift {
-                scale_rows_by_powers(output, columns, scalar::inverse(s));
+                scale_rows_by_powers(out, columns, scalar::inverse(s));
             }
         }
         if options.output_order == Order::BitReversed {
-            input.copy_from_slice(output);
-            bit_reverse_rows_into(input, output, columns);
+            bit_reverse_rows_in_place(out, columns);
         }
     });
-    Ok(())
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr(*mut u64);
+// SAFETY: used only to carry the caller's exclusive buffers into the pool's thread for one call.
+unsafe impl Send for SendPtr {}
+
+impl SendPtr {
+    /// The pointer (a method, so that closures capture the `Send` wrapper, not its field).
+    fn get(self) -> *mut u64 {
+        self.0
+    }
 }
 
 /// Low-degree extension of a batch: from evaluations on <w_n> (natural order, row-major, `columns`
@@ -221,13 +280,20 @@ fn with_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
     pool.install(f)
 }
 
-/// output[bitrev(i)] = input[i], row by row.
-fn bit_reverse_rows_into(input: &[u64], output: &mut [u64], columns: usize) {
-    let rows = input.len() / columns;
+/// Row i and row bitrev(i) swapped for every i (an involution).
+fn bit_reverse_rows_in_place(data: &mut [u64], columns: usize) {
+    let rows = data.len() / columns;
     let bits = rows.trailing_zeros();
+    if bits == 0 {
+        return;
+    }
     for i in 0..rows {
-        let r = if bits == 0 { 0 } else { i.reverse_bits() >> (usize::BITS - bits) };
-        output[r * columns..(r + 1) * columns].copy_from_slice(&input[i * columns..(i + 1) * columns]);
+        let r = i.reverse_bits() >> (usize::BITS - bits);
+        if i < r {
+            for c in 0..columns {
+                data.swap(i * columns + c, r * columns + c);
+            }
+        }
     }
 }
 
