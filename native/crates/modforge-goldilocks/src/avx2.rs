@@ -31,14 +31,6 @@ unsafe fn less_than(a: __m256i, b: __m256i) -> __m256i {
     _mm256_cmpgt_epi64(_mm256_xor_si256(b, sign), _mm256_xor_si256(a, sign))
 }
 
-/// x - p in lanes where x >= p: canonical form of any u64 (x >= p iff x > p - 1).
-#[inline(always)]
-unsafe fn canonicalize(x: __m256i) -> __m256i {
-    let sign = _mm256_set1_epi64x(SIGN_BIT);
-    let at_least_p = _mm256_cmpgt_epi64(_mm256_xor_si256(x, sign), _mm256_set1_epi64x(((P - 1) as i64) ^ SIGN_BIT));
-    _mm256_sub_epi64(x, _mm256_and_si256(at_least_p, splat(P)))
-}
-
 /// a + b mod p for canonical a, b: with nb = p - b (no wrap), a + b >= p exactly when a >= nb, and then
 /// the sum is a - nb; one compare and a blend, no canonicalisation pass.
 #[inline(always)]
@@ -55,42 +47,68 @@ unsafe fn sub(a: __m256i, b: __m256i) -> __m256i {
     _mm256_sub_epi64(d, _mm256_and_si256(borrowed, splat(EPSILON)))
 }
 
+/// The high 32 bits of each lane moved to the low half (the multiplier reads only the low 32 bits): a
+/// shuffle, which runs beside the shifts and multiplies rather than competing with them.
+#[inline(always)]
+unsafe fn high_halves(x: __m256i) -> __m256i {
+    _mm256_castps_si256(_mm256_movehdup_ps(_mm256_castsi256_ps(x)))
+}
+
 /// The exact 128-bit products a * b as (high words, low words).
 #[inline(always)]
 unsafe fn mul_wide(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
-    let a_hi = _mm256_srli_epi64::<32>(a);
-    let b_hi = _mm256_srli_epi64::<32>(b);
+    let a_hi = high_halves(a);
+    let b_hi = high_halves(b);
     let lo_lo = _mm256_mul_epu32(a, b);
     let lo_hi = _mm256_mul_epu32(a, b_hi);
     let hi_lo = _mm256_mul_epu32(a_hi, b);
     let hi_hi = _mm256_mul_epu32(a_hi, b_hi);
-    let mask32 = splat(EPSILON);
     // hi_lo + (lo_lo >> 32) <= (2^32-1)^2 + 2^32 - 1 < 2^64: no carry.
     let t = _mm256_add_epi64(hi_lo, _mm256_srli_epi64::<32>(lo_lo));
     // lo_hi + (t mod 2^32) < 2^64 likewise.
-    let u = _mm256_add_epi64(lo_hi, _mm256_and_si256(t, mask32));
-    let low = _mm256_or_si256(_mm256_slli_epi64::<32>(u), _mm256_and_si256(lo_lo, mask32));
+    let u = _mm256_add_epi64(lo_hi, _mm256_and_si256(t, splat(EPSILON)));
+    // low = (u mod 2^32) * 2^32 + (lo_lo mod 2^32): a blend of 32-bit halves.
+    let low = _mm256_blend_epi32::<0b1010_1010>(lo_lo, _mm256_slli_epi64::<32>(u));
     let high = _mm256_add_epi64(hi_hi, _mm256_add_epi64(_mm256_srli_epi64::<32>(t), _mm256_srli_epi64::<32>(u)));
     (high, low)
 }
 
 /// The seed's reduction of (high, low) to canonical elements.
+///
+/// The intermediate sums are kept "shifted" (xor 2^63), where an unsigned carry or borrow is a signed
+/// comparison of the result with the operand: one `vpcmpgtq` each instead of two xors and a compare.
+/// A mask of all ones shifted right by 32 is EPSILON, the correction either way.
 #[inline(always)]
 unsafe fn reduce128(high: __m256i, low: __m256i) -> __m256i {
+    let sign = _mm256_set1_epi64x(SIGN_BIT);
     let eps = splat(EPSILON);
+    let low_s = _mm256_xor_si256(low, sign);
     let x_top = _mm256_srli_epi64::<32>(high);
-    let t0 = _mm256_sub_epi64(low, x_top);
-    let t0 = _mm256_sub_epi64(t0, _mm256_and_si256(less_than(low, x_top), eps));
-    let t1 = _mm256_mul_epu32(high, eps); // x_mid * (2^32 - 1), the low 32 bits of `high` only
-    let t2 = _mm256_add_epi64(t0, t1);
-    let t2 = _mm256_add_epi64(t2, _mm256_and_si256(less_than(t2, t1), eps));
-    canonicalize(t2)
+    // low - x_top; a borrow (the shifted result above the shifted operand) is worth -EPSILON.
+    let t0_s = _mm256_sub_epi64(low_s, x_top);
+    let borrow = _mm256_cmpgt_epi64(t0_s, low_s);
+    let t0_s = _mm256_sub_epi64(t0_s, _mm256_srli_epi64::<32>(borrow));
+    // + x_mid * EPSILON (the low 32 bits of `high` only); a carry is worth +EPSILON.
+    let t1 = _mm256_mul_epu32(high, eps);
+    let t2_s = _mm256_add_epi64(t0_s, t1);
+    let carry = _mm256_cmpgt_epi64(t0_s, t2_s);
+    let t2_s = _mm256_add_epi64(t2_s, _mm256_srli_epi64::<32>(carry));
+    // Canonical: subtract p (add EPSILON, wrapping) where t2 >= p.
+    let below_p = _mm256_cmpgt_epi64(_mm256_set1_epi64x((P ^ (1 << 63)) as i64), t2_s);
+    let t3_s = _mm256_add_epi64(t2_s, _mm256_andnot_si256(below_p, eps));
+    _mm256_xor_si256(t3_s, sign)
 }
 
 #[inline(always)]
 unsafe fn mul(a: __m256i, b: __m256i) -> __m256i {
     let (high, low) = mul_wide(a, b);
     reduce128(high, low)
+}
+
+/// a * 2^48 (the 4th root of unity w_4): the 112-bit product is two shifts, then the reduction.
+#[inline(always)]
+unsafe fn mul_omega4(a: __m256i) -> __m256i {
+    reduce128(_mm256_srli_epi64::<16>(a), _mm256_slli_epi64::<48>(a))
 }
 
 impl Packed for Avx2 {
@@ -121,6 +139,10 @@ impl Packed for Avx2 {
     #[inline(always)]
     unsafe fn mul(a: __m256i, b: __m256i) -> __m256i {
         unsafe { mul(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul_omega4(a: __m256i) -> __m256i {
+        unsafe { mul_omega4(a) }
     }
 }
 

@@ -63,6 +63,20 @@ unsafe fn mul(a: __m512i, b: __m512i) -> __m512i {
     canonicalize(t2)
 }
 
+#[inline(always)]
+unsafe fn mul_omega4(a: __m512i) -> __m512i {
+    // a * 2^48 as (a >> 16, a << 48), reduced like a product.
+    let (high, low) = (_mm512_srli_epi64::<16>(a), _mm512_slli_epi64::<48>(a));
+    let eps = splat(EPSILON);
+    let x_top = _mm512_srli_epi64::<32>(high);
+    let t0 = _mm512_sub_epi64(low, x_top);
+    let t0 = _mm512_mask_sub_epi64(t0, _mm512_cmplt_epu64_mask(low, x_top), t0, eps);
+    let t1 = _mm512_mul_epu32(high, eps);
+    let t2 = _mm512_add_epi64(t0, t1);
+    let t2 = _mm512_mask_add_epi64(t2, _mm512_cmplt_epu64_mask(t2, t1), t2, eps);
+    canonicalize(t2)
+}
+
 impl Packed for Avx512 {
     const WIDTH: usize = 8;
     type V = __m512i;
@@ -91,6 +105,10 @@ impl Packed for Avx512 {
     #[inline(always)]
     unsafe fn mul(a: __m512i, b: __m512i) -> __m512i {
         unsafe { mul(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul_omega4(a: __m512i) -> __m512i {
+        unsafe { mul_omega4(a) }
     }
 }
 

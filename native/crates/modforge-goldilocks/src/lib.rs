@@ -78,6 +78,8 @@ pub trait Packed: Copy {
     unsafe fn sub(a: Self::V, b: Self::V) -> Self::V;
     /// Lane-wise a * b mod p.
     unsafe fn mul(a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise a * 2^48 mod p (2^48 is w_4, the 4th root of unity of the table): cheaper than `mul`.
+    unsafe fn mul_omega4(a: Self::V) -> Self::V;
 }
 
 /// The instruction sets a packed kernel can use, fastest last.

@@ -116,4 +116,8 @@ impl crate::Packed for Portable4 {
     unsafe fn mul(a: [u64; 4], b: [u64; 4]) -> [u64; 4] {
         std::array::from_fn(|i| mul(a[i], b[i]))
     }
+    #[inline(always)]
+    unsafe fn mul_omega4(a: [u64; 4]) -> [u64; 4] {
+        std::array::from_fn(|i| mul(a[i], 1 << 48))
+    }
 }

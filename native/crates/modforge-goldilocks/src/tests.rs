@@ -68,6 +68,10 @@ fn check_packed<K: Packed>(a: &[u64], b: &[u64]) {
                     assert_eq!(out[l], f(a[i + l], b[i + l]), "{op} {:#x} {:#x}", a[i + l], b[i + l]);
                 }
             }
+            K::store(out.as_mut_ptr(), K::mul_omega4(x));
+            for l in 0..K::WIDTH {
+                assert_eq!(out[l], scalar::mul(a[i + l], 1 << 48), "omega4 {:#x}", a[i + l]);
+            }
         }
     }
 }
@@ -103,7 +107,7 @@ fn packed_paths_against_scalar() {
 fn roots_match_plonky3_table() {
     assert_eq!(root_of_unity(0), 1);
     assert_eq!(root_of_unity(1), P - 1);
-    assert_eq!(root_of_unity(2), 1 << 48);
+    assert_eq!(root_of_unity(2), 1 << 48); // what Packed::mul_omega4 multiplies by
     assert_eq!(root_of_unity(32), 0x1856_29dc_da58_878c);
     assert_eq!(TWO_ADICITY, 32);
 }

@@ -126,29 +126,46 @@ unsafe fn dif_stage2<K: Packed>(block: *mut u64, m: usize, half: usize, stride: 
     }
 }
 
-/// Two radix-2 DIF stages at once (half-sizes 2q and q): four rows are loaded, combined and stored
-/// once, which halves the block's traffic through L1 against two single stages.
+/// Two radix-2 DIF stages at once (half-sizes 2q and q) as a radix-4 butterfly: with W = w_(4q),
+/// d = a0 - a2 and e = w_4 (a1 - a3), the rows become
+///
+/// ```text
+/// (a0 + a2) + (a1 + a3),  ((a0 + a2) - (a1 + a3)) W^2j,  (d + e) W^j,  (d - e) W^3j,
+/// ```
+///
+/// exactly the two radix-2 stages' outputs, with three general products and one by w_4 = 2^48 (shifts
+/// and a reduction) instead of four general ones; for j = 0 only the one by w_4.  The inverse transform's
+/// w_4 is -2^48: `NEG` swaps the subtraction instead.  Four rows are loaded and stored once.
 #[inline(always)]
-unsafe fn dif_stage4<K: Packed>(block: *mut u64, m: usize, q: usize, stride: usize, lanes: usize, twiddles: &[u64]) {
+unsafe fn dif_stage4<K: Packed, const NEG: bool>(block: *mut u64, m: usize, q: usize, stride: usize, lanes: usize,
+                                                  twiddles: &[u64]) {
     for base in (0..m).step_by(4 * q) {
         for j in 0..q {
-            // SAFETY: rows base + j + {0, q, 2q, 3q} are < m; lanes are in the row.
+            // SAFETY: rows base + j + {0, q, 2q, 3q} are < m; lanes are in the row; 3 j stride < m.
             unsafe {
                 let r0 = block.add((base + j) * lanes);
                 let r1 = block.add((base + j + q) * lanes);
                 let r2 = block.add((base + j + 2 * q) * lanes);
                 let r3 = block.add((base + j + 3 * q) * lanes);
-                let w_a = K::splat(*twiddles.get_unchecked(j * stride));
-                let w_b = K::splat(*twiddles.get_unchecked((j + q) * stride));
-                let w_c = K::splat(*twiddles.get_unchecked(2 * j * stride));
+                let twiddled = j != 0;
+                let w1 = K::splat(*twiddles.get_unchecked(j * stride));
+                let w2 = K::splat(*twiddles.get_unchecked(2 * j * stride));
+                let w3 = K::splat(*twiddles.get_unchecked(3 * j * stride));
                 for l in (0..lanes).step_by(K::WIDTH) {
                     let (a0, a1, a2, a3) = (K::load(r0.add(l)), K::load(r1.add(l)), K::load(r2.add(l)), K::load(r3.add(l)));
-                    let (x0, x2) = (K::add(a0, a2), K::mul(K::sub(a0, a2), w_a));
-                    let (x1, x3) = (K::add(a1, a3), K::mul(K::sub(a1, a3), w_b));
+                    let (x0, x1, d) = (K::add(a0, a2), K::add(a1, a3), K::sub(a0, a2));
+                    let e = K::mul_omega4(if NEG { K::sub(a3, a1) } else { K::sub(a1, a3) });
+                    let (y1, y2, y3) = (K::sub(x0, x1), K::add(d, e), K::sub(d, e));
                     K::store(r0.add(l), K::add(x0, x1));
-                    K::store(r1.add(l), K::mul(K::sub(x0, x1), w_c));
-                    K::store(r2.add(l), K::add(x2, x3));
-                    K::store(r3.add(l), K::mul(K::sub(x2, x3), w_c));
+                    if twiddled {
+                        K::store(r1.add(l), K::mul(y1, w2));
+                        K::store(r2.add(l), K::mul(y2, w1));
+                        K::store(r3.add(l), K::mul(y3, w3));
+                    } else {
+                        K::store(r1.add(l), y1);
+                        K::store(r2.add(l), y2);
+                        K::store(r3.add(l), y3);
+                    }
                 }
             }
         }
@@ -156,10 +173,10 @@ unsafe fn dif_stage4<K: Packed>(block: *mut u64, m: usize, q: usize, stride: usi
 }
 
 /// Radix-2 DIF over the `2^log_m` rows of `block` (row stride `lanes`, a multiple of K::WIDTH): natural
-/// order in, bit-reversed out; `twiddles[j]` = w_m^j.  Stages go two at a time, one alone first when
-/// their number is odd.
+/// order in, bit-reversed out; `twiddles[j]` = w_m^j for j < m.  Stages go two at a time, one alone
+/// first when their number is odd.
 #[inline(always)]
-unsafe fn dif_rows<K: Packed>(block: *mut u64, log_m: u32, lanes: usize, twiddles: &[u64]) {
+unsafe fn dif_rows<K: Packed, const NEG: bool>(block: *mut u64, log_m: u32, lanes: usize, twiddles: &[u64]) {
     let m = 1usize << log_m;
     let mut half = m >> 1;
     let mut stride = 1usize;
@@ -169,38 +186,23 @@ unsafe fn dif_rows<K: Packed>(block: *mut u64, log_m: u32, lanes: usize, twiddle
         half >>= 1;
         stride <<= 1;
     }
-    while half >= 4 {
+    while half >= 2 {
         // SAFETY: forwarded.
-        unsafe { dif_stage4::<K>(block, m, half / 2, stride, lanes, twiddles) };
+        unsafe { dif_stage4::<K, NEG>(block, m, half / 2, stride, lanes, twiddles) };
         half >>= 2;
         stride <<= 2;
     }
-    if half == 2 {
-        // SAFETY: forwarded.
-        unsafe { dif_last_stage4::<K>(block, m, lanes, *twiddles.get_unchecked(stride)) };
-    }
 }
 
-/// The last two stages (half-sizes 2 and 1), whose twiddles are 1 except w_4 = `w4` on the odd row of
-/// the first: one multiplication per four rows instead of four.
+/// [`dif_rows`] for the plan's direction.
 #[inline(always)]
-unsafe fn dif_last_stage4<K: Packed>(block: *mut u64, m: usize, lanes: usize, w4: u64) {
-    // SAFETY: register-only; the backend was checked by the caller.
-    let w4 = unsafe { K::splat(w4) };
-    for base in (0..m).step_by(4) {
-        // SAFETY: rows base..base + 4 are < m; lanes are in the row.
-        unsafe {
-            let r0 = block.add(base * lanes);
-            let (r1, r2, r3) = (r0.add(lanes), r0.add(2 * lanes), r0.add(3 * lanes));
-            for l in (0..lanes).step_by(K::WIDTH) {
-                let (a0, a1, a2, a3) = (K::load(r0.add(l)), K::load(r1.add(l)), K::load(r2.add(l)), K::load(r3.add(l)));
-                let (x0, x2) = (K::add(a0, a2), K::sub(a0, a2));
-                let (x1, x3) = (K::add(a1, a3), K::mul(K::sub(a1, a3), w4));
-                K::store(r0.add(l), K::add(x0, x1));
-                K::store(r1.add(l), K::sub(x0, x1));
-                K::store(r2.add(l), K::add(x2, x3));
-                K::store(r3.add(l), K::sub(x2, x3));
-            }
+unsafe fn dif_rows_for<K: Packed>(plan: &Plan, block: *mut u64, log_m: u32, lanes: usize, twiddles: &[u64]) {
+    // SAFETY: forwarded.
+    unsafe {
+        if plan.inverse {
+            dif_rows::<K, true>(block, log_m, lanes, twiddles)
+        } else {
+            dif_rows::<K, false>(block, log_m, lanes, twiddles)
         }
     }
 }
@@ -247,7 +249,7 @@ unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64
                 }
             }
         }
-        dif_rows::<K>(b, plan.log_n1, lanes, &plan.twiddles1);
+        dif_rows_for::<K>(plan, b, plan.log_n1, lanes, &plan.twiddles1);
         for r in 0..n1 {
             let k1 = *plan.bitrev1.get_unchecked(r) as usize;
             let dst = ctx.middle.add(k1 * width + first);
@@ -305,7 +307,7 @@ unsafe fn group<K: Packed, const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64
                 K::store(f.add(l), K::mul(t, K::load(q.add(l))));
             }
         }
-        dif_rows::<K>(b, plan.log_n2, lanes, &plan.twiddles2);
+        dif_rows_for::<K>(plan, b, plan.log_n2, lanes, &plan.twiddles2);
         for r in 0..n2 {
             let k2 = *plan.bitrev2.get_unchecked(r) as usize;
             let dst = ctx.output.add((k1_first + n1 * k2) * columns);

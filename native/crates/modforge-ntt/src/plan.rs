@@ -18,13 +18,15 @@ pub struct Plan {
     pub log_n: u32,
     pub log_n1: u32,
     pub log_n2: u32,
+    /// The inverse transform (its w_4 is -2^48).
+    pub inverse: bool,
     /// w_n, or w_n^-1 for the inverse.
     pub root: u64,
     /// 1, or 1/n for the inverse.
     pub scale: u64,
-    /// root^(n2 j) for j < n1/2: the twiddles of the size-n1 sub-transforms.
+    /// root^(n2 j) for j < n1: the twiddles of the size-n1 sub-transforms (radix 4 reads up to 3n1/4).
     pub twiddles1: Vec<u64>,
-    /// root^(n1 j) for j < n2/2.
+    /// root^(n1 j) for j < n2.
     pub twiddles2: Vec<u64>,
     /// root^k1 for k1 < n1: the ratio of consecutive 4-step twiddles in row k1.
     pub row_roots: Vec<u64>,
@@ -71,10 +73,11 @@ impl Plan {
             log_n,
             log_n1,
             log_n2,
+            inverse,
             root,
             scale,
-            twiddles1: powers(scalar::pow(root, n2 as u64), (n1 / 2).max(1)),
-            twiddles2: powers(scalar::pow(root, n1 as u64), (n2 / 2).max(1)),
+            twiddles1: powers(scalar::pow(root, n2 as u64), n1),
+            twiddles2: powers(scalar::pow(root, n1 as u64), n2),
             row_roots: if log_n2 > 0 { powers(root, n1) } else { Vec::new() },
             bitrev1: bitrev_table(log_n1),
             bitrev2: bitrev_table(log_n2),
