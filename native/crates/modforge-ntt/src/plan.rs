@@ -33,7 +33,14 @@ pub struct Plan {
     /// bitrev of 0..n1 and 0..n2 in log_n1 and log_n2 bits.
     pub bitrev1: Vec<u32>,
     pub bitrev2: Vec<u32>,
+    /// Pass 2's twiddles for one column, made on first use (sizes up to 2^[`MAX_TABLE_LOG`]): see
+    /// [`Plan::group_twiddles`].
+    group_table: OnceLock<Option<(usize, Vec<u64>)>>,
 }
+
+/// Largest size whose pass-2 twiddles are tabulated (8 bytes a point: 32 MiB at 2^22).  Above it the
+/// table would come from DRAM every transform, and computing the twiddles is no slower than reading them.
+pub const MAX_TABLE_LOG: u32 = 22;
 
 fn powers(x: u64, count: usize) -> Vec<u64> {
     let mut out = Vec::with_capacity(count);
@@ -81,7 +88,32 @@ impl Plan {
             row_roots: if log_n2 > 0 { powers(root, n1) } else { Vec::new() },
             bitrev1: bitrev_table(log_n1),
             bitrev2: bitrev_table(log_n2),
+            group_table: OnceLock::new(),
         }
+    }
+
+    /// The table of w^(j2 k1) * scale laid out as pass 2 reads it for groups of `rows` rows of one
+    /// column: entry ((k1 / rows) * n2 + j2) * rows + k1 % rows.  One product per twiddle in pass 2
+    /// instead of two (the twiddle's own step and its use).  None above [`MAX_TABLE_LOG`] or for
+    /// another group size than the first asked for.
+    pub fn group_twiddles(&self, rows: usize) -> Option<&[u64]> {
+        if self.log_n > MAX_TABLE_LOG || self.log_n2 == 0 {
+            return None;
+        }
+        let built = self.group_table.get_or_init(|| {
+            let (n1, n2) = (1usize << self.log_n1, 1usize << self.log_n2);
+            let mut table = vec![0u64; n1 * n2];
+            for k1 in 0..n1 {
+                let mut t = self.scale;
+                let base = (k1 / rows) * n2 * rows + k1 % rows;
+                for j2 in 0..n2 {
+                    table[base + j2 * rows] = t;
+                    t = scalar::mul(t, self.row_roots[k1]);
+                }
+            }
+            Some((rows, table))
+        });
+        built.as_ref().filter(|(r, _)| *r == rows).map(|(_, t)| t.as_slice())
     }
 }
 
