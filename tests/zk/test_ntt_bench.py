@@ -42,4 +42,4 @@ def test_markdown_table_names_the_fastest_anchor() -> None:
                       "results": {"modforge": {"median_ms": 9.0, "min_ms": 8.5, "max_ms": 9.5},
                                   "plonky2": {"median_ms": 10.0, "min_ms": 9.0, "max_ms": 11.0}}}]}
     table = bench.markdown(doc)
-    assert "| 2^20 | 1 | 1 | 9.0 (8.5-9.5) | - | - | 10.0 (9.0-11.0) | - | 0.90 (plonky2) |" in table
+    assert "| 2^20 | 1 | 1 | 9.0 (8.5-9.5) | - | - | 10.0 (9.0-11.0) | - | 0.90 (plonky2) | - |" in table

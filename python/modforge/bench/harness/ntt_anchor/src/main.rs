@@ -8,7 +8,8 @@
 //! `row * COLUMNS + col` being the splitmix64 stream from SEED reduced mod p, so that modforge regenerates
 //! it exactly.  Prints one JSON line: the times of each repetition in nanoseconds (the transform only:
 //! input copies and twiddle tables are made outside the timed region, as each library's own users would
-//! reuse them), the root of unity of order 2^LOG_N the library evaluates at, and 64 sampled output values
+//! reuse them), the process CPU time of each (all threads; steadier than wall-clock time on a shared
+//! machine), the root of unity of order 2^LOG_N the library evaluates at, and 64 sampled output values
 //! in natural order, for modforge to cross-check.
 
 use std::time::Instant;
@@ -36,21 +37,34 @@ fn sample_positions(n: usize, columns: usize) -> Vec<(usize, usize)> {
 
 struct Run {
     times_ns: Vec<u128>,
+    cpu_ns: Vec<u64>,
     root: u64,
     output: Vec<u64>, // row-major, natural order
 }
 
-fn time_reps<T, S: FnMut() -> T, R: FnMut(T) -> T>(reps: usize, mut setup: S, mut run: R) -> (Vec<u128>, T) {
+/// CPU time of every thread of this process (Linux schedstat, ns): on a shared machine it does not
+/// count the time other processes had the cores, which wall-clock time does.
+fn process_cpu_ns() -> u64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+fn time_reps<T, S: FnMut() -> T, R: FnMut(T) -> T>(reps: usize, mut setup: S, mut run: R) -> (Vec<u128>, Vec<u64>, T) {
     let mut times = Vec::with_capacity(reps);
+    let mut cpu = Vec::with_capacity(reps);
     let mut last = None;
     for _ in 0..reps {
         let data = setup();
-        let start = Instant::now();
+        let (start, cpu_start) = (Instant::now(), process_cpu_ns());
         let out = run(data);
         times.push(start.elapsed().as_nanos());
+        cpu.push(process_cpu_ns().saturating_sub(cpu_start));
         last = Some(out);
     }
-    (times, last.expect("at least one repetition"))
+    (times, cpu, last.expect("at least one repetition"))
 }
 
 fn plonky3(which: &str, log_n: usize, columns: usize, reps: usize, data: &[u64]) -> Run {
@@ -63,22 +77,22 @@ fn plonky3(which: &str, log_n: usize, columns: usize, reps: usize, data: &[u64])
     let values: Vec<Goldilocks> = data.iter().map(|&v| Goldilocks::new(v)).collect();
     let root = Goldilocks::two_adic_generator(log_n).as_canonical_u64();
     fn go<D: TwoAdicSubgroupDft<Goldilocks>>(dft: D, values: &[Goldilocks], columns: usize, reps: usize)
-        -> (Vec<u128>, RowMajorMatrix<Goldilocks>) {
+        -> (Vec<u128>, Vec<u64>, RowMajorMatrix<Goldilocks>) {
         // One untimed call builds and caches the twiddles.
         let _ = dft.dft_batch(RowMajorMatrix::new(values.to_vec(), columns));
-        let (times, evals) = time_reps(
+        let (times, cpu, evals) = time_reps(
             reps,
             || Some(RowMajorMatrix::new(values.to_vec(), columns)),
             |m| m.map(|m| dft.dft_batch(m).to_row_major_matrix()),
         );
-        (times, evals.expect("output"))
+        (times, cpu, evals.expect("output"))
     }
-    let (times_ns, out) = match which {
+    let (times_ns, cpu_ns, out) = match which {
         "p3-smallbatch" => go(Radix2DFTSmallBatch::<Goldilocks>::new(1 << log_n), &values, columns, reps),
         _ => go(Radix2DitParallel::<Goldilocks>::default(), &values, columns, reps),
     };
     let _ = out.height();
-    Run { times_ns, root, output: out.values.iter().map(|v| v.as_canonical_u64()).collect() }
+    Run { times_ns, cpu_ns, root, output: out.values.iter().map(|v| v.as_canonical_u64()).collect() }
 }
 
 #[cfg(feature = "plonky2")]
@@ -91,12 +105,12 @@ fn plonky2(log_n: usize, reps: usize, data: &[u64]) -> Run {
     let coeffs: Vec<GoldilocksField> = data.iter().map(|&v| GoldilocksField::from_canonical_u64(v)).collect();
     let table = fft_root_table::<GoldilocksField>(1 << log_n);
     let root = GoldilocksField::primitive_root_of_unity(log_n).to_canonical_u64();
-    let (times_ns, out) = time_reps(
+    let (times_ns, cpu_ns, out) = time_reps(
         reps,
         || Some(PolynomialCoeffs::new(coeffs.clone())),
         |c| c.map(|c| PolynomialCoeffs::new(fft_with_options(c, None, Some(&table)).values)),
     );
-    Run { times_ns, root, output: out.expect("output").coeffs.iter().map(|v| v.to_canonical_u64()).collect() }
+    Run { times_ns, cpu_ns, root, output: out.expect("output").coeffs.iter().map(|v| v.to_canonical_u64()).collect() }
 }
 
 #[cfg(feature = "winterfell")]
@@ -107,11 +121,11 @@ fn winterfell(log_n: usize, reps: usize, data: &[u64]) -> Run {
     let coeffs: Vec<BaseElement> = data.iter().map(|&v| BaseElement::new(v)).collect();
     let twiddles = fft::get_twiddles::<BaseElement>(1 << log_n);
     let root = BaseElement::get_root_of_unity(log_n as u32).as_int();
-    let (times_ns, out) = time_reps(reps, || coeffs.clone(), |mut c| {
+    let (times_ns, cpu_ns, out) = time_reps(reps, || coeffs.clone(), |mut c| {
         fft::evaluate_poly(&mut c, &twiddles);
         c
     });
-    Run { times_ns, root, output: out.iter().map(|v| v.as_int()).collect() }
+    Run { times_ns, cpu_ns, root, output: out.iter().map(|v| v.as_int()).collect() }
 }
 
 fn main() {
@@ -147,11 +161,13 @@ fn main() {
         .map(|(r, c)| format!("[{r},{c},\"{:#x}\"]", run.output[r * columns + c]))
         .collect();
     let times: Vec<String> = run.times_ns.iter().map(|t| t.to_string()).collect();
+    let cpu: Vec<String> = run.cpu_ns.iter().map(|t| t.to_string()).collect();
     println!(
-        "{{\"impl\":\"{which}\",\"log_n\":{log_n},\"columns\":{columns},\"threads\":{},\"root\":\"{:#x}\",\"times_ns\":[{}],\"samples\":[{}]}}",
+        "{{\"impl\":\"{which}\",\"log_n\":{log_n},\"columns\":{columns},\"threads\":{},\"root\":\"{:#x}\",\"times_ns\":[{}],\"cpu_ns\":[{}],\"samples\":[{}]}}",
         rayon::current_num_threads(),
         run.root,
         times.join(","),
+        cpu.join(","),
         samples.join(",")
     );
 }
