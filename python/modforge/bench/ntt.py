@@ -269,7 +269,7 @@ def run(log_ns: tuple[int, ...], columns_list: tuple[int, ...], threads_list: tu
                     ratio = cell["results"][OURS]["median_ms"] / anchor_medians[fastest]
                     cell.update(fastest_anchor=fastest, ours_over_fastest=ratio, must=ratio <= 1.0, target=ratio <= 0.8)
                     cpu_medians = {k: v["cpu_median_ms"] for k, v in cell["results"].items()
-                                   if k != OURS and "cpu_median_ms" in v}
+                                   if k != OURS and v.get("cpu_median_ms", 0) > 0}
                     if cpu_medians and "cpu_median_ms" in cell["results"][OURS]:
                         fastest_cpu = min(cpu_medians, key=cpu_medians.__getitem__)
                         cell.update(fastest_anchor_cpu=fastest_cpu, ours_over_fastest_cpu=cell["results"][OURS][

@@ -42,14 +42,24 @@ struct Run {
     output: Vec<u64>, // row-major, natural order
 }
 
-/// CPU time of every thread of this process (Linux schedstat, ns): on a shared machine it does not
-/// count the time other processes had the cores, which wall-clock time does.
+/// CPU time of every thread of this process (`CLOCK_PROCESS_CPUTIME_ID`, ns): on a shared machine it
+/// does not count the time other processes had the cores, which wall-clock time does.
 fn process_cpu_ns() -> u64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return 0 };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2; // Linux
+    let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer for the C library's clock_gettime.
+    if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 fn time_reps<T, S: FnMut() -> T, R: FnMut(T) -> T>(reps: usize, mut setup: S, mut run: R) -> (Vec<u128>, Vec<u64>, T) {
