@@ -41,13 +41,7 @@ class _RichProgress:
 def _run_vdf(bits_text: str, repeats: int, seconds: float, as_json: bool, markdown: bool, build: bool,
              anchors: bool, pin: bool, clock: str) -> None:
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..bench import anchors as anchors_mod
     from ..bench import report
