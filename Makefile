@@ -94,6 +94,7 @@ demo: setup
 bench: setup
 	$(BIN)/modforge bench vdf
 	$(BIN)/modforge bench rsa
+	$(BIN)/modforge bench ntt
 
 # Not in CI: 1024-bit designs verilate in minutes and synthesise hierarchically for about an hour.
 bench-hw: setup

@@ -256,3 +256,63 @@ def ct(bits: int, samples: int, max_seconds: float, target: str, backend: str, c
         _print_ct(doc, Console())
     if doc["leak_detected"]:
         sys.exit(EXIT_CHECK_FAILED)
+
+
+def _int_list(text: str, what: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ParameterError(what, f"expected comma-separated integers, got {text!r}") from None
+    if not values or any(v < 1 for v in values):
+        raise ParameterError(what, f"expected positive integers, got {text!r}")
+    return values
+
+
+@bench.command("ntt")
+@click.option("--log-n", "log_n_text", default="16,20,24", show_default=True, metavar="K[,K...]",
+              help="Transform sizes 2^K.")
+@click.option("--columns", "columns_text", default="1,8", show_default=True, metavar="C[,C...]")
+@click.option("--threads", "threads_text", default="1,2", show_default=True, metavar="T[,T...]")
+@click.option("--seed", type=INTEGER, default=1, show_default=True, help="Seed of the shared random input.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
+@click.option("--markdown", is_flag=True, help="Print the Markdown table used in docs/benchmarks.md.")
+@click.option("--plot", "plot_path", metavar="FILE.png", default=None, help="Time against size, log-log.")
+@click.option("--build/--no-build", default=True, show_default=True, help="Build the anchors if not cached.")
+def ntt(log_n_text: str, columns_text: str, threads_text: str, seed: int, as_json: bool, markdown: bool,
+        plot_path: str | None, build: bool) -> None:
+    """The NTT over Goldilocks: ours beside Plonky3 (SmallBatch, DitParallel), plonky2 and Winterfell.
+
+    Same inputs, outputs cross-checked (exit 1 on a disagreement), medians with the min-max spread, and
+    ours over the fastest anchor in each cell (must: <= 1, target: <= 0.8)."""
+    import json
+
+    from rich.console import Console
+
+    from ..bench import ntt as ntt_bench
+    from ..bench.anchors import AnchorEnv
+    from ..fileio import check_output_path
+    from ..zk.ntt_api import check_rows
+
+    log_ns = _int_list(log_n_text, "log-n")
+    for k in log_ns:
+        check_rows(1 << k)
+    columns_list = _int_list(columns_text, "columns")
+    threads_list = _int_list(threads_text, "threads")
+    plot_file = check_output_path(plot_path, "plot") if plot_path is not None else None
+    err = Console(stderr=True, highlight=False)
+    doc = ntt_bench.run(log_ns, columns_list, threads_list, seed, AnchorEnv.from_environ(build=build),
+                        notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"),
+                        progress=lambda m: err.print(f"[dim]{m}[/dim]") if not as_json else None)
+    if plot_file is not None:
+        ntt_bench.plot(doc, plot_file)
+    if as_json:
+        click.echo(json.dumps(doc, indent=1))
+    else:
+        machine = doc["machine"]
+        click.echo(f"{machine['cpu_model']} ({machine['cpu_family_model_stepping']}), {doc['date']}, "
+                   f"commit {(doc['commit'] or '?')[:10]}; anchors: {doc['anchor_build']}")
+        click.echo(ntt_bench.markdown(doc) if markdown else ntt_bench.markdown(doc).replace("|", " ").strip())
+    if doc["failures"]:
+        for failure in doc["failures"]:
+            click.echo(f"modforge: error: cross-check failed: {failure}", err=True)
+        sys.exit(EXIT_CHECK_FAILED)

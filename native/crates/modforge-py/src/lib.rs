@@ -4,12 +4,15 @@
 //!
 //! The only crate of the workspace that knows Python.  It binds
 //! `modforge-ring` (class `Ring`, `mont_mul`, the backend list) and
-//! `modforge-rsa` (`rsa_crt_halves`, class `RsaKey`); neither depends on it.
+//! `modforge-rsa` (`rsa_crt_halves`, class `RsaKey`) and `modforge-ntt` (`ntt_transform`, `ntt_lde`,
+//! `ntt_backends`, in `zk_ntt.rs`); none depends on it.
 //! Without the `python` feature (`cargo test --workspace`) it is empty, so
 //! the Rust tests neither compile PyO3 nor link libpython.
 
 #[cfg(feature = "python")]
 mod python;
+#[cfg(feature = "python")]
+mod zk_ntt;
 
 // The emulated IFMA is for tests: a Python extension built with it would
 // offer a slow `ifma` on CPUs without IFMA.

@@ -756,6 +756,7 @@ mod native_module {
         module.add("MAX_BITS", dispatch::MAX_BITS)?;
         // Whether this is an optimised build (a debug build calls the SIMD intrinsics as functions).
         module.add("RELEASE_BUILD", !cfg!(debug_assertions))?;
+        crate::zk_ntt::register(module)?;
         Ok(())
     }
 }
