@@ -153,7 +153,8 @@ def test_a_message_that_is_not_utf8_is_locked_byte_for_byte(tmp_path) -> None:
     raw = "caf\udce9"              # how Python receives the argument bytes b"caf\xe9" on a UTF-8 system
     assert run("create", "--bits", 256, "--t", 50, "--message", raw, "--out", tmp_path / "p.json").exit_code == 0
     res = run("solve", tmp_path / "p.json", "--checkpoint-dir", tmp_path / "ck", "--json")
-    assert json.loads(res.stdout)["message_hex"] == b"caf\xe9".hex()
+    doc = json.loads(res.stdout)
+    assert doc["message"] == b"caf\xe9".hex() and doc["message_encoding"] == "hex"
 
 
 # -- solve ----------------------------------------------------------------------------------------------------
@@ -279,7 +280,7 @@ def test_the_payload_can_go_to_stdout_alone(tmp_path) -> None:
     res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", "-")
     assert res.exit_code == 0, res.output
     assert res.stdout_bytes == b"\x00binary\xffpayload"               # nothing else on stdout
-    assert "message" in res.stderr and "w " in res.stderr
+    assert "payload   15 bytes written to stdout" in res.stderr and "w " in res.stderr
     one_line_error(run("solve", made.path, "--output", "-", "--json"), "does not go with --json")
 
 
