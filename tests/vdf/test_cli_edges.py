@@ -169,10 +169,10 @@ def test_a_checkpoints_file_whose_plans_do_not_fit_it_is_refused(n: int, tmp_pat
 
 
 # -- eval: small things ----------------------------------------------------------------------------------------
-def test_the_chain_of_1_reports_no_rate(n: int) -> None:
+def test_the_chain_of_1_is_refused(n: int) -> None:
+    # It used to "evaluate" 2^40 squarings instantly (y = 1); a chain of the identity proves no work (issue 31).
     res = invoke("eval", "--modulus", n, "--x", 1, "--t", "2^40", "--no-resume", "--json")
-    doc = json.loads(res.stdout)
-    assert res.exit_code == 0 and doc["y"] == "0x1" and doc["squarings_per_second"] is None
+    assert res.exit_code == 2 and res.stdout == "" and "x: is 1, the identity of the group" in res.stderr
 
 
 def test_hash_input_that_is_not_utf8_is_hashed_byte_for_byte(n: int) -> None:

@@ -63,7 +63,7 @@ def parse_x(group, text: str) -> int:
     if text.startswith("hash:"):
         # surrogateescape: argument bytes that are not UTF-8 are hashed exactly as given.
         return group.hash_to_group(text[len("hash:"):].encode("utf-8", "surrogateescape"))
-    return group.require("x", parse_int(text, "x"))
+    return group.require("x", parse_int(text, "x"), base=True)
 
 
 def check_backend(name: str) -> str:

@@ -218,7 +218,7 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     only proves, from the proof's saved progress.
     """
     group = modulus if isinstance(modulus, Group) else Group(modulus)
-    x = group.require("x", x)
+    x = group.require("x", x, base=True)
     t = require_t(t)
     if proof_type is not None:
         check_proof_type(proof_type)
