@@ -191,6 +191,28 @@ def test_corrupted_checkpoints_keep_refusing_until_restart(tmp_path) -> None:
     assert not store.quarantined() and any(p.name.endswith(".corrupt.discarded") for p in ck.iterdir())
 
 
+def test_info_reports_checkpoints_set_aside_and_the_restart_hint(tmp_path) -> None:
+    # Issue 31 item 6: info said "no checkpoint" where solve refused to start for want of --restart.
+    made, ck, store = solved_part_way(tmp_path)
+    for _, path in store.files():
+        path.write_text("x")
+    for round_ in ("still in place", "set aside by a solve"):
+        if round_ == "set aside by a solve":
+            assert run("solve", made.path, "--checkpoint-dir", ck).exit_code == 1
+            assert store.quarantined() and not store.files()
+        res = run("info", made.path, "--checkpoint-dir", ck)
+        assert res.exit_code == 0, res.output
+        assert "no checkpoint in" not in res.stdout, round_
+        assert "no usable checkpoint: 1 checkpoint file(s) in" in res.stdout, round_
+        assert "'timelock solve --restart' starts from step 0" in res.stdout, round_
+        doc = json.loads(run("info", made.path, "--checkpoint-dir", ck, "--json").stdout)
+        assert doc["restart_needed"] is True and doc["checkpoint"] is None, round_
+        assert len(doc["rejected_checkpoints"]) == 1, round_
+    assert run("solve", made.path, "--checkpoint-dir", ck, "--restart").exit_code == 0
+    doc = json.loads(run("info", made.path, "--checkpoint-dir", ck, "--json").stdout)
+    assert doc["restart_needed"] is False and doc["rejected_checkpoints"] == [] and doc["checkpoint"]["done"]
+
+
 @pytest.mark.parametrize("garbage", [b"[" * 200_000 + b"]" * 200_000, b'{"format": 1' + b"0" * 5000 + b"}"])
 def test_a_checkpoint_that_defeats_the_json_parser_is_rejected_and_the_older_one_used(tmp_path, garbage) -> None:
     made, ck, store = solved_part_way(tmp_path)

@@ -319,7 +319,11 @@ def info(puzzle_spec: str, checkpoint_dir: str | None, backend: str, as_json: bo
     click.echo(f"this host  {format_count(sp['squarings_per_second'])} squarings/s ({sp['backend']}): about "
                f"{format_duration(doc['estimated_seconds'])} in all ({check})")
     ck = doc["checkpoint"]
-    if ck is None:
+    if doc["restart_needed"]:
+        click.echo(f"progress   no usable checkpoint: {len(doc['rejected_checkpoints'])} checkpoint file(s) in "
+                   f"{doc['checkpoint_dir']} are corrupted; solve refuses to start over silently, "
+                   f"'timelock solve --restart' starts from step 0")
+    elif ck is None:
         click.echo(f"progress   no checkpoint in {doc['checkpoint_dir']}")
     else:
         state = "done" if ck["done"] else f"{format_duration(ck['remaining_seconds'])} to go"

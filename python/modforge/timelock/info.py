@@ -36,4 +36,10 @@ def puzzle_info(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto", chec
                               "written": ckpt.doc.get("written"), "done": remaining == 0,
                               "remaining_seconds": remaining / rate * (1 + overhead)}
     info["rejected_checkpoints"] = [{"path": str(r.path), "reason": r.reason} for r in rejected]
+    if ckpt is None:
+        # Files an earlier solve set aside: solve refuses to start from 0 over them, so info must not say "none".
+        info["rejected_checkpoints"] += [{"path": str(p), "reason": "found corrupted by an earlier solve (set aside)"}
+                                         for p in store.quarantined()]
+    # The same condition under which solve stops with exit 1 and asks for --restart.
+    info["restart_needed"] = ckpt is None and bool(info["rejected_checkpoints"])
     return info
