@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -241,3 +242,32 @@ def test_a_kappa_far_above_t_proves_at_once(n: int, tmp_path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert invoke("verify", out).exit_code == 0
+
+
+# -- --workers (issue 31 item 7: "threads: must be between 1 and 256, got 257"; "on 256 core(s)" on 2 cores) --
+@pytest.mark.parametrize("command", ["eval", "prove"])
+@pytest.mark.parametrize("workers", [256, 10**6, -1])
+def test_workers_out_of_range_is_named_as_workers(n: int, tmp_path, command: str, workers: int) -> None:
+    if command == "eval":
+        args = ["eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "wesolowski", "--workers", workers]
+    else:
+        ck = tmp_path / "ck.json"
+        assert invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--checkpoints", ck).exit_code == 0
+        args = ["prove", "--checkpoints", ck, "--proof", "wesolowski", "--workers", workers, "--json"]
+    one_line_error(invoke(*args), f"workers: must be between 0 and 255, got {workers}")
+
+
+def test_the_proof_line_counts_parts_against_this_machines_cores(n: int, monkeypatch) -> None:
+    import modforge.vdf.api as api
+
+    monkeypatch.setattr(api, "cpu_count", lambda: 2)
+    # A native ring proves Wesolowski in threads: 255 helpers cost 256 threads, not 255 processes.
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "wesolowski", "--workers", 255)
+    assert res.exit_code == 0, res.output
+    assert "on 256 core(s)" not in res.stdout
+    assert re.search(r"^proof        wesolowski, [0-9.]+ s in 256 thread\(s\) on 2 core\(s\) "
+                     r"\(254 more than the cores: they only add overhead\)", res.stdout, re.M), res.stdout
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "pietrzak", "--workers", 1)
+    assert re.search(r" s in 2 process\(es\) on 2 core\(s\)( \(\d|$)", res.stdout, re.M), res.stdout
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "wesolowski", "--workers", 0)
+    assert re.search(r" s in 1 part on 2 core\(s\)( \(\d|$)", res.stdout, re.M), res.stdout

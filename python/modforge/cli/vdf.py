@@ -142,6 +142,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     run again goes on from the newest good one.
     """
     from ..vdf import Group, ProofFailed, run, write_checkpoints, write_proof
+    from ..vdf.api import require_workers
     from ..vdf.parallel import WorkerError
     from ..vdf.pietrzak import t_problem
 
@@ -154,8 +155,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         raise ParameterError("t", t_problem(t))
     if out_path and ptype is None:
         raise ParameterError("out", "--out writes a proof file: give --proof wesolowski or --proof pietrzak")
-    if workers is not None and workers < 0:
-        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    if workers is not None:
+        workers = require_workers(workers)
     _check_outputs(out=out_path, checkpoints=checkpoints_path)
     keep = ("wesolowski", "pietrzak") if checkpoints_path else ()
     resume = _resume_options(t, resume_dir, no_resume, restart, interval_text, stop_after_text, show_progress)
@@ -207,6 +208,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
 def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: str | None,
                 as_json: bool) -> None:
     """What ``vdf eval`` prints about a finished run (before a resumable run's state is deleted)."""
+    from ..vdf.api import parts_text
+
     ev = result.evaluation
     # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
     done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
@@ -255,8 +258,8 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
         # Against the evaluation only when this run did all of it (a resumed one may have done none).
         whole = not result.chain or result.chain["start_step"] == 0
         share = f" ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)" if whole else ""
-        click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s on {1 + result.workers} "
-                   f"core(s){share}")
+        click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s "
+                   f"{parts_text(1 + result.workers, result.processes)}{share}")
         if out_path:
             click.echo(f"written      {out_path}")
         else:
@@ -343,14 +346,14 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
 
     from ..engine import ModRing
     from ..vdf import ProofFailed, prove, read_checkpoints, write_proof
-    from ..vdf.api import default_workers
+    from ..vdf.api import default_workers, parts_text, require_workers
     from ..vdf.parallel import WorkerError
     from ..timelock.durations import parse_duration
     from ..vdf.plan import CostModel, DEFAULT_MEMORY_BYTES
 
     check_backend(backend)
-    if workers is not None and workers < 0:
-        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    if workers is not None:
+        workers = require_workers(workers)
     _check_outputs(out=out_path)
     if not out_path and not as_json:
         raise ParameterError("out", "the proof would be computed and not kept: give --out FILE or --json")
@@ -387,7 +390,10 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
         if as_json:
             click.echo(proof.to_json(), nl=False)
         else:
-            click.echo(f"proof        {proof_type}, {seconds:.3f} s on {1 + workers} process(es)")
+            # As api.prove's pool: a native Wesolowski proof splits into threads, anything else into processes.
+            threads = proof_type == "wesolowski" and getattr(ring, "has_native_multiexp", False)
+            click.echo(f"proof        {proof_type}, {seconds:.3f} s "
+                       f"{parts_text(1 + workers, 1 if threads else 1 + workers)}")
             if progress is not None and progress.resumed_at is not None:
                 click.echo(f"resumed      from {progress.path} (the ranges above bit {progress.resumed_at} were "
                            f"done)")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..arith.base import ParameterError, require_int
 from ..engine import ModRing
+from ..engine.ring import MAX_THREADS
 from . import pietrzak, wesolowski
 from .evaluation import Evaluation, Progress, evaluate, require_t
 from .fiat_shamir import PROOF_TYPES
@@ -88,12 +89,25 @@ def verify(proof: Proof | dict, *, backend: str = "auto") -> Verdict:
                    ptype, time.perf_counter() - start)
 
 
+# The proof runs in 1 + workers parts (threads of the native multi-exponentiation or processes), and the
+# engine takes at most MAX_THREADS threads: a larger --workers was refused under the engine's name and number.
+MAX_WORKERS = MAX_THREADS - 1
+
+
 def require_workers(workers: object) -> int:
-    """Helper processes: an integer >= 0 (the CLI's --workers check, for API callers too)."""
+    """Helper processes: an integer in 0..MAX_WORKERS (the CLI's --workers check, for API callers too)."""
     workers = require_int("workers", workers)
-    if workers < 0:
-        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    if not 0 <= workers <= MAX_WORKERS:
+        raise ParameterError("workers", f"must be between 0 and {MAX_WORKERS}, got {workers}")
     return workers
+
+
+def parts_text(parts: int, processes: int) -> str:
+    """How a proof in ``parts`` parallel parts ran, against this machine's cores (not 'on 256 cores' on 2)."""
+    cores = cpu_count()
+    unit = "process(es)" if processes > 1 else ("thread(s)" if parts > 1 else "part")
+    text = f"in {parts} {unit} on {cores} core(s)"
+    return text + (f" ({parts - cores} more than the cores: they only add overhead)" if parts > cores else "")
 
 
 def _proof_pool(ring: ModRing, proof_type: str | None, workers: int) -> ProofPool:
