@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -414,3 +415,23 @@ def test_a_trapdoor_version_must_be_the_integer_1(tmp_path, version) -> None:
     made.trapdoor_path.write_text(json.dumps(doc))
     one_line_error(run("solve", made.path, "--trapdoor", made.trapdoor_path),
                    "trapdoor: not a modforge-timelock-trapdoor version 1 file")
+
+
+def test_a_short_checkpoint_interval_is_warned_about_with_its_cost(tmp_path) -> None:
+    # Issue 31 item 8: 1 ms was accepted in silence and cut the speed tenfold.
+    made, _, _ = make_puzzle(tmp_path, t=200_000)
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--checkpoint-interval", "0.001s",
+              "--progress", "none")
+    assert res.exit_code == 0, res.output
+    warning = re.search(r"^modforge: --checkpoint-interval 1ms is short: the error check is predicted to cost "
+                        r"(\d+\.\d\d)% of the squaring time \(at the default 5s: (\d+\.\d\d)%\), and every "
+                        r"checkpoint also pays a file write and fsync", res.stderr, re.M)
+    assert warning, res.stderr
+    assert float(warning[1]) > float(warning[2]), "a shorter interval must be predicted to cost more"
+    assert re.search(r"error check overhead \d+\.\d\d%, checkpoint writes \d+\.\d\d%", res.stdout), res.stdout
+    doc = json.loads(run("solve", made.path, "--checkpoint-dir", tmp_path / "ck2", "--checkpoint-interval", "0.001s",
+                         "--json").stdout)
+    assert [e["event"] for e in doc["events"]].count("short-interval") == 1
+    assert doc["check"]["checkpoint_overhead_measured"] > 0
+    quiet = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck3", "--progress", "none")
+    assert quiet.exit_code == 0 and "is short" not in quiet.stderr

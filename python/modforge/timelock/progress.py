@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from .durations import format_count, format_duration
 
 WARNING_KINDS = {"rejected", "fault", "rollback", "fault-injection", "fault-injected", "interrupted", "restart",
-                 "save-failed"}
+                 "save-failed", "short-interval"}
 
 
 class Reporter:

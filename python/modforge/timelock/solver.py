@@ -39,6 +39,10 @@ from .puzzle import NamedPuzzle, PuzzleFile, SquaringTask, TimelockError
 
 FAULT_ENV = "MODFORGE_INJECT_FAULT"
 DEFAULT_INTERVAL = 5.0
+# Below this a --checkpoint-interval is warned about, with its predicted cost: 1 ms once cut the speed tenfold
+# (each segment pays a speed probe, the check's fixed multiplications and a checkpoint write with fsync).
+# Not a floor: tests and short runs want many segments quickly, and a warning with figures is enough.
+SHORT_INTERVAL = 1.0
 MAX_CONSECUTIVE_FAILURES = 3
 
 
@@ -126,6 +130,11 @@ class SolveResult:
     def check_overhead(self) -> float:
         """Time in the error check relative to time in the squarings, measured in this run."""
         return self.check_seconds / self.squaring_seconds if self.squaring_seconds > 0 else 0.0
+
+    @property
+    def checkpoint_share(self) -> float:
+        """Time writing checkpoints relative to time in the squarings, measured in this run."""
+        return self.checkpoint_seconds / self.squaring_seconds if self.squaring_seconds > 0 else 0.0
 
 
 def fault_from_env() -> int | None:
@@ -262,6 +271,19 @@ def _with_result(exc: Exception, result: SolveResult) -> Exception:
     return exc
 
 
+def short_interval_text(interval: float, rate: float, mul_cost: float, t: int) -> str:
+    """What a short --checkpoint-interval costs: the check's predicted overhead here and at the default."""
+    from .durations import format_duration
+
+    def predicted(seconds: float) -> float:
+        return plan_segment(int(rate * seconds), max(1, t), mul_cost).overhead(mul_cost)
+
+    return (f"--checkpoint-interval {format_duration(interval)} is short: the error check is predicted to cost "
+            f"{100 * predicted(interval):.2f}% of the squaring time (at the default {format_duration(DEFAULT_INTERVAL)}: "
+            f"{100 * predicted(DEFAULT_INTERVAL):.2f}%), and every checkpoint also pays a file write and fsync "
+            f"(the measured share is reported at the end); at most one interval of work is lost on a crash")
+
+
 def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: CheckpointStore | None,
          interval: float, reporter: Reporter, stop: _StopFlag, result: SolveResult,
          inject_fault_at: int | None, event, hooks: ChainHooks) -> tuple[int, int]:
@@ -269,6 +291,8 @@ def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: Checkp
     rate, _, _ = measure_rate(ring, y, min(0.05, interval / 10))
     result.squaring_rate = rate
     mul_cost = measure_mul_cost(ring, y)
+    if interval < SHORT_INTERVAL and rate * interval < target - step:
+        event("short-interval", short_interval_text(interval, rate, mul_cost, task.t), interval=interval)
     session_start = perf()
     session_step0 = step
     first = True
