@@ -310,3 +310,18 @@ def test_short_payloads_are_printed_whole(tmp_path) -> None:
         made, _, _ = make_puzzle(tmp_path, t=50, payload=payload, name=f"p{i}.json")
         out = run("solve", made.path, "--checkpoint-dir", tmp_path / f"ck{i}").stdout
         assert (f"message   {payload.decode()}\n" if i == 0 else f"message   {payload.hex()}  (hex: not printable text)") in out
+
+
+def test_info_says_which_backend_was_picked_and_why(tmp_path) -> None:
+    # Issue 31 item 2: nothing told the user that a noisy measurement had made auto pick gmp for good.
+    from modforge.engine import tuning
+
+    made, _, _ = make_puzzle(tmp_path, t=1000)
+    doc = json.loads(run("info", made.path, "--json").stdout)
+    choice = doc["speed"]["backend_choice"]
+    assert choice["backend"] == doc["speed"]["backend"] and choice["requested"] == "auto"
+    assert choice == tuning.explain(512, doc["speed"]["backend"])
+    text = run("info", made.path).stdout
+    assert f"\nbackend    {choice['text']}\n" in text and choice["text"].startswith(f"{choice['backend']}: auto; ")
+    doc = json.loads(run("info", made.path, "--backend", "gmp", "--json").stdout)
+    assert doc["speed"]["backend_choice"]["text"] == "gmp: asked for with --backend"

@@ -277,3 +277,15 @@ def test_eval_refuses_the_identity_as_x(n: int, which: str) -> None:
     x = {"1": "1", "N-1": hex(n - 1), "0x1": "0x0001"}[which]
     res = invoke("eval", "--modulus", hex(n), "--x", x, "--t", "1000", "--backend", "gmp")
     one_line_error(res, "x: is " + ("N - 1" if which == "N-1" else "1") + ", the identity of the group")
+
+
+def test_eval_says_which_backend_was_picked_and_why(n: int) -> None:
+    from modforge.engine import tuning
+
+    doc = json.loads(invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "100", "--json").stdout)
+    assert doc["backend_choice"] == tuning.explain(512, doc["backend"])
+    assert doc["backend_choice"]["text"].startswith(f"{doc['backend']}: auto; ")
+    text = invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "100").stdout
+    assert f"\nbackend      {doc['backend_choice']['text']}\n" in text
+    doc = json.loads(invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "100", "--backend", "gmp", "--json").stdout)
+    assert doc["backend_choice"]["source"] == "requested"

@@ -321,6 +321,7 @@ def info(puzzle_spec: str, checkpoint_dir: str | None, backend: str, as_json: bo
              f"the error check's fixed cost, {overhead:.0f}x the squarings themselves, included")
     click.echo(f"this host  {format_count(sp['squarings_per_second'])} squarings/s ({sp['backend']}): about "
                f"{format_duration(doc['estimated_seconds'])} in all ({check})")
+    click.echo(f"backend    {sp['backend_choice']['text']}")
     ck = doc["checkpoint"]
     if doc["restart_needed"]:
         click.echo(f"progress   no usable checkpoint: {len(doc['rejected_checkpoints'])} checkpoint file(s) in "

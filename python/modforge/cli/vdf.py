@@ -176,7 +176,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
 
     def report(result) -> None:
         # Also before the state is deleted: the proof may exist only in this output (--json).
-        _print_eval(result, group, t, out_path, checkpoints_path, as_json)
+        _print_eval(result, group, t, out_path, checkpoints_path, as_json, backend)
         printed.append(True)
 
     try:
@@ -202,12 +202,13 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         _interrupted(f"the evaluation's state (and a long Wesolowski proof's progress) is kept in "
                      f"{resume.directory}")
     if not printed:
-        _print_eval(result, group, t, out_path, checkpoints_path, as_json)
+        _print_eval(result, group, t, out_path, checkpoints_path, as_json, backend)
 
 
 def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: str | None,
-                as_json: bool) -> None:
+                as_json: bool, requested_backend: str = "auto") -> None:
     """What ``vdf eval`` prints about a finished run (before a resumable run's state is deleted)."""
+    from ..engine.tuning import explain
     from ..vdf.api import parts_text
 
     ev = result.evaluation
@@ -218,6 +219,7 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
         "backend": ev.backend, "eval_seconds": round(result.eval_seconds, 6),
         "squarings_per_second": round(done / result.eval_seconds) if result.eval_seconds > 0 and done else None,
         "checkpoints": len(ev.values), "plans": result.plans,
+        "backend_choice": explain(group.bits, ev.backend, requested_backend),
     }
     if result.backend_report:
         doc["backend_report"] = result.backend_report
@@ -241,6 +243,7 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
                + (f" ({done / result.eval_seconds / 1e6:.3f} M squarings/s)" if result.eval_seconds > 0 and done
                   else "")
                + f", {len(ev.values)} values stored")
+    click.echo(f"backend      {doc['backend_choice']['text']}")
     if result.chain:
         ch = result.chain
         click.echo(f"resumable    {ch['directory']}: from step {ch['start_step']}, error check "

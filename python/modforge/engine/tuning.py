@@ -369,7 +369,7 @@ def explain(bits: int, picked: str, requested: str = "auto") -> dict:
     best = info.get("ns_per_squaring") or {}
     figures = ", ".join(f"{name} {best[name]:.0f}" for name in sorted(best, key=best.get))
     text = (f"{picked}: auto; {info['source']} on this machine ({str(info.get('date'))[:10]}) at {width} bits: "
-            f"{figures} ns/squaring, best of {ROUNDS}+ interleaved rounds")
+            f"{figures} ns/squaring, each its best of {ROUNDS} or more interleaved rounds")
     if ranking[0] != picked:
         text += f"; {ranking[0]} does not take this modulus"
     if info.get("doubt"):
