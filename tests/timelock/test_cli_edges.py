@@ -435,3 +435,50 @@ def test_a_short_checkpoint_interval_is_warned_about_with_its_cost(tmp_path) -> 
     assert doc["check"]["checkpoint_overhead_measured"] > 0
     quiet = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck3", "--progress", "none")
     assert quiet.exit_code == 0 and "is short" not in quiet.stderr
+
+
+# -- terminal safety and one unit (issue 31 item 9) -------------------------------------------------------------
+def test_a_file_name_with_an_escape_sequence_never_reaches_the_terminal_raw(tmp_path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from modforge.timelock.progress import PlainReporter, RichReporter
+
+    made, _, _ = make_puzzle(tmp_path, t=3000, name="p\x1b[2J\x07.json")
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--progress", "plain")
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.stderr and "\x07" not in res.stderr
+    assert "p\\x1b[2J\\x07.json" in res.stderr                      # named, escaped
+    # The bar and the warnings: the same, and rich's own markup in a name is text too.
+    out = io.StringIO()
+    bar = RichReporter(Console(file=out, force_terminal=True, width=200))
+    bar.start(label="x\x1b]0;owned\x07[bold]y.json", t=10, step=0, backend="gmp", bits=256)
+    bar.event("rejected", "checkpoint x\x1b[31m.json rejected")
+    bar.finish()
+    text = out.getvalue()
+    assert "]0;owned" not in text.replace("\\x1b]0;owned", "") and "\x07" not in text
+    assert "\\x1b]0;owned\\x07[bold]y.json" in text and "x\\x1b[31m.json" in text
+    plain = io.StringIO()
+    PlainReporter(plain).event("rejected", "a\x1b[31mb", path="c\x1bd")
+    assert "\x1b" not in plain.getvalue() and "path=c\\x1bd" in plain.getvalue()
+
+
+def test_progress_displays_say_squarings_per_second_the_same_way() -> None:
+    import io
+    import types
+
+    from rich.console import Console
+
+    from modforge.cli.vdf import _progress
+    from modforge.timelock.progress import RichReporter
+
+    bar = _progress(True, 1 << 20)
+    rate_column = next(c for c in bar.columns if type(c).__name__ == "RateColumn")
+    assert str(rate_column.render(types.SimpleNamespace(finished_speed=None, speed=2.5e6))) == "2.50 M sq/s"
+    out = io.StringIO()
+    reporter = RichReporter(Console(file=out, force_terminal=True, width=200))
+    reporter.start(label="p.json", t=10**6, step=0, backend="gmp", bits=256)
+    reporter._show(500_000, 10**6, 2.5e6, 0.2)
+    reporter.finish()
+    assert " sq/s" in out.getvalue() and "sqr/s" not in out.getvalue()

@@ -158,8 +158,9 @@ def _result_doc(result, kind: str | None, shown: str | None, written_to: str | N
               help="Where checkpoints go [default: PUZZLE.checkpoints/ next to a puzzle file, "
                    "~/.cache/modforge/timelock for built-in names].")
 @click.option("--checkpoint-interval", "interval_text", default="5s", show_default=True,
-              help="Seconds of work between checkpoints (at most this much is lost on a crash; below 1s the "
-                   "checks and checkpoint writes cost more, and a warning says how much).")
+              help="Seconds of work between checkpoints (at most this much is lost on a crash; shorter "
+                   "intervals cost more checks and checkpoint writes: the work line reports both, and under "
+                   "10ms a warning says how much).")
 @click.option("--backend", default="auto", show_default=True, help="Engine backend (see modforge.engine).")
 @click.option("--progress", "progress_mode", type=click.Choice(["auto", "bar", "plain", "none"]), default="auto",
               show_default=True, help="Progress bar (auto: on a terminal), plain log lines on stderr, or none.")
@@ -216,7 +217,7 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
         try:
             result = run_solve(puzzle, backend=backend, checkpoint_dir=checkpoint_dir, interval=interval,
                                reporter=reporter, inject_fault_at=fault_from_env(), stop_after=stop_after,
-                               restart=restart, handle_signals=True)
+                               restart=restart, handle_signals=True, warn_short_interval=True)
         except (TimelockError, SolveInterrupted) as exc:
             partial = getattr(exc, "result", None)
             if isinstance(exc, AuthenticationError) and partial is not None and partial.start_step > 0:

@@ -94,7 +94,7 @@ def _progress(enabled: bool | None, t: int):
     class RateColumn(ProgressColumn):
         def render(self, task) -> Text:
             speed = task.finished_speed or task.speed
-            return Text("-" if speed is None else f"{speed / 1e6:.2f} M sqr/s")
+            return Text("-" if speed is None else f"{speed / 1e6:.2f} M sq/s")
 
     return Progress(TextColumn("squaring"), BarColumn(), TaskProgressColumn(), RateColumn(), TimeElapsedColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True), transient=True)
@@ -164,6 +164,12 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         raise ParameterError("out", "a resumable evaluation deletes its state when it ends, so the proof would be "
                                     "lost: give --out FILE (or --json)")
     bar = _progress(show_progress, t) if resume is None else None
+    stopped_after: tuple[type[BaseException], ...] = ()
+    if resume is not None:
+        # --stop-after is a planned stop, as in timelock solve: exit 0 and, with --json, an object.
+        from ..vdf.resume import EvaluationStopped
+
+        stopped_after = (EvaluationStopped,)
 
     def deliver(ev, proof) -> None:
         # Before a resumable evaluation's state is deleted: a failed write keeps it.
@@ -189,6 +195,9 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         else:
             result = run(group, x, t, ptype, backend=backend, memory=memory_bytes(memory_mib), workers=workers,
                          keep=keep, resume=resume, deliver=deliver, report=report if resume is not None else None)
+    except stopped_after as stopped:
+        _print_stopped(stopped, group, x, t, as_json)
+        return
     except (ProofFailed, WorkerError) as exc:
         hint = (f"; the evaluation's state is kept in {resume.directory} (rerun with --restart to compute it "
                 f"again)") if resume is not None else ""
@@ -270,6 +279,19 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
     if checkpoints_path:
         click.echo(f"checkpoints  {checkpoints_path}")
     sys.stdout.flush()                  # a failed write (EPIPE, a full disk) raises here
+
+
+def _print_stopped(stopped, group, x: int, t: int, as_json: bool) -> None:
+    """What ``vdf eval --stop-after`` prints when it stops (exit 0), in the shape of ``timelock solve``'s."""
+    step = stopped.solve.step
+    checkpoint = str(stopped.checkpoint) if stopped.checkpoint else None
+    if as_json:
+        click.echo(json.dumps({"modulus": hex(group.modulus), "bits": group.bits, "x": hex(x), "t": t, "y": None,
+                               "finished": False, "step": step, "checkpoint": checkpoint,
+                               "resumable": {"directory": str(stopped.directory), "steps": step}}, indent=1))
+        return
+    click.echo(f"stopped      at step {step} of {t} ({100 * step / t:.4g}%) by --stop-after; state in "
+               f"{stopped.directory}: run the same command to go on")
 
 
 def _refuse_given(reason: str, **given: bool) -> None:

@@ -39,10 +39,11 @@ from .puzzle import NamedPuzzle, PuzzleFile, SquaringTask, TimelockError
 
 FAULT_ENV = "MODFORGE_INJECT_FAULT"
 DEFAULT_INTERVAL = 5.0
-# Below this a --checkpoint-interval is warned about, with its predicted cost: 1 ms once cut the speed tenfold
-# (each segment pays a speed probe, the check's fixed multiplications and a checkpoint write with fsync).
-# Not a floor: tests and short runs want many segments quickly, and a warning with figures is enough.
-SHORT_INTERVAL = 1.0
+# Below this a --checkpoint-interval is warned about, with its predicted cost: 1 ms once cut the speed sixfold
+# (each segment pays the check's fixed multiplications and a checkpoint write with fsync, a few ms each, so
+# under 10 ms the writes alone outweigh the work). Not a floor: tests and short runs want many segments
+# quickly; the cost of every interval is reported at the end of a solve.
+SHORT_INTERVAL = 0.01
 MAX_CONSECUTIVE_FAILURES = 3
 
 
@@ -176,7 +177,8 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
           checkpoint_dir: str | Path | None = None, use_checkpoints: bool = True,
           interval: float = DEFAULT_INTERVAL, reporter: Reporter | None = None,
           inject_fault_at: int | None = None, stop_after: int | None = None, restart: bool = False,
-          handle_signals: bool = False, open_payload: bool = True, hooks: ChainHooks | None = None) -> SolveResult:
+          handle_signals: bool = False, open_payload: bool = True, hooks: ChainHooks | None = None,
+          warn_short_interval: bool = False) -> SolveResult:
     """Compute ``w = x^(2^t) mod n`` for ``puzzle`` with checks and checkpoints, then open the payload.
 
     Raises :class:`TimelockError` (exit 1) when the checks cannot be satisfied (all checkpoints
@@ -246,7 +248,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
         try:
             if step < target:
                 step, y = _run(ring, task, step, y, target, store, interval, reporter, stop, result,
-                               inject_fault_at, event, hooks)
+                               inject_fault_at, event, hooks, warn_short_interval)
         except (TimelockError, SolveInterrupted) as exc:
             result.seconds = time.perf_counter() - started
             raise _with_result(exc, result)
@@ -286,12 +288,12 @@ def short_interval_text(interval: float, rate: float, mul_cost: float, t: int) -
 
 def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: CheckpointStore | None,
          interval: float, reporter: Reporter, stop: _StopFlag, result: SolveResult,
-         inject_fault_at: int | None, event, hooks: ChainHooks) -> tuple[int, int]:
+         inject_fault_at: int | None, event, hooks: ChainHooks, warn_short_interval: bool = False) -> tuple[int, int]:
     perf = time.perf_counter
     rate, _, _ = measure_rate(ring, y, min(0.05, interval / 10))
     result.squaring_rate = rate
     mul_cost = measure_mul_cost(ring, y)
-    if interval < SHORT_INTERVAL and rate * interval < target - step:
+    if warn_short_interval and interval < SHORT_INTERVAL and rate * interval < target - step:
         event("short-interval", short_interval_text(interval, rate, mul_cost, task.t), interval=interval)
     session_start = perf()
     session_step0 = step

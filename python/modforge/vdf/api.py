@@ -226,7 +226,8 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     The helper processes start before the evaluation, so they are ready when it ends.
     With ``resume``, the evaluation is checked and checkpointed and picks up where an earlier run
     of the same statement stopped (:mod:`modforge.vdf.resume`; ``progress`` is then replaced by
-    ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early.
+    ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early
+    (:class:`~.resume.EvaluationStopped`, a subclass, when ``stop_after`` stopped it).
     ``deliver(evaluation, proof)`` and then ``report(run)`` run before a resumable evaluation's state
     is deleted (write the outputs and print there): if either raises, the state is kept and a rerun
     only proves, from the proof's saved progress.
@@ -253,8 +254,7 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     if resume is not None and x != 1:      # the chain of 1 takes no squarings (Targets.square): nothing to resume
         # Imported here: the time-lock solver (and its cipher) load only for a resumable evaluation.
         from ..timelock.check import CHECK_NAME
-        from ..timelock.solver import SolveInterrupted
-        from .resume import Session, evaluate_resumable
+        from .resume import EvaluationStopped, Session, evaluate_resumable
 
         session = Session(resume.directory, group, x, t, types)
     with session.lock() if session is not None else nullcontext():
@@ -278,7 +278,8 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
                                           stop_after=resume.stop_after, handle_signals=resume.handle_signals,
                                           inject_fault_at=resume.inject_fault_at)
                 if done.evaluation is None:
-                    raise SolveInterrupted(done.solve.step, done.solve.task.t, done.solve.last_checkpoint)
+                    # Only --stop-after ends a solve unfinished without raising (a signal raises in it).
+                    raise EvaluationStopped(done.solve, session.directory)
                 ev = done.evaluation
                 sr = done.solve
                 chain = {"directory": str(session.directory), "session": session.id, "start_step": sr.start_step,
