@@ -221,8 +221,8 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
     from ..vdf.api import parts_text
 
     ev = result.evaluation
-    # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
-    done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
+    # Squarings this run did (a resumed evaluation started part way).
+    done = result.chain["steps"] - result.chain["start_step"] if result.chain else t
     doc: dict[str, Any] = {
         "modulus": hex(group.modulus), "bits": group.bits, "x": hex(ev.x), "t": t, "y": hex(ev.y),
         "backend": ev.backend, "eval_seconds": round(result.eval_seconds, 6),

@@ -251,7 +251,7 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
         else (None, None)
     session = None
     chain: dict[str, Any] = {}
-    if resume is not None and x != 1:      # the chain of 1 takes no squarings (Targets.square): nothing to resume
+    if resume is not None:
         # Imported here: the time-lock solver (and its cipher) load only for a resumable evaluation.
         from ..timelock.check import CHECK_NAME
         from .resume import EvaluationStopped, Session, evaluate_resumable
