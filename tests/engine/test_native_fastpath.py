@@ -89,18 +89,30 @@ def test_backend_class_calls() -> None:
 
 @pytest.mark.parametrize("backend", [b for b in ALL if b not in ("fold-portable", "fold32-portable")])
 def test_multiexp_against_gmpy2(backend: str) -> None:
-    rnd = random.Random("multiexp" + backend)
+    """Lively bases (2..n-2: a 0 among them made most expected products 0 before) against gmpy2 on every
+    case, on both sides of the 64-base switch from per-base tables to buckets; 0, 1 and n-1 are added one at
+    a time with exponents that leave the product lively (0^0, 1^e, (n-1)^even)."""
+    seed = "multiexp" + backend
+    rnd = random.Random(seed)
     for bits in (256, 1024, 2048, 4096):
         n = rnd.getrandbits(bits) | (1 << (bits - 1)) | 1
         ring = native.Ring(n, backend)
-        for count in (0, 1, 2, 3, 8):
-            for ebits in (0, 1, 5, 64, 128, 700, 2100):
-                xs = [rnd.choice([0, 1, n - 1, rnd.randrange(n)]) for _ in range(count)]
-                es = [rnd.choice([0, 1, rnd.getrandbits(ebits)]) for _ in range(count)]
-                want = gmpy2.mpz(1)
-                for x, e in zip(xs, es):
-                    want = want * gmpy2.powmod(x, e, n) % n
-                assert ring.multiexp(xs, es) == int(want) % n, (bits, count, ebits)
+        cases = [(count, ebits) for count in (1, 2, 3, 8) for ebits in (1, 5, 64, 128, 700)] + [(1, 2100), (3, 2100)]
+        cases += [(count, ebits) for count in (63, 64, 65, 130) for ebits in (64, 300)]
+        for count, ebits in cases:
+            xs = [rnd.randrange(2, n - 1) for _ in range(count)]
+            es = [rnd.getrandbits(ebits) | 1 for _ in range(count)]
+            if count >= 3:
+                for x, e in ((0, 0), (1, rnd.getrandbits(ebits)), (n - 1, 2 * rnd.getrandbits(ebits))):
+                    at = rnd.randrange(len(xs) + 1)
+                    xs.insert(at, x)
+                    es.insert(at, e)
+            want = gmpy2.mpz(1)
+            for x, e in zip(xs, es):
+                want = want * gmpy2.powmod(x, e, n) % n
+            assert int(want) not in (0, 1, n - 1), (seed, bits, count, ebits)
+            assert ring.multiexp(xs, es) == int(want), (seed, bits, count, ebits)
+        assert ring.multiexp([], []) == 1 % n
 
 
 def test_multiexp_errors_and_backend() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import gmpy2
 import pytest
 
 from modforge.arith.base import ParameterError
@@ -54,39 +55,83 @@ def test_bad_input_is_named() -> None:
         ModRing(1)
 
 
+def product_of_powers(bases: list[int], exps: list[int], n: int) -> int:
+    """The independent oracle: gmpy2's powmod, one base at a time."""
+    acc = gmpy2.mpz(1)
+    for b, e in zip(bases, exps):
+        acc = acc * gmpy2.powmod(b, e, n) % n
+    return int(acc % n)
+
+
+def lively_bases(rng: random.Random, n: int, count: int) -> list[int]:
+    """Bases whose product of powers says something: no 0, 1 or n-1 (a 0 made nearly every expected product
+    0 before, so a multiexp that returned 0 or dropped a base passed)."""
+    return [rng.randrange(2, n - 1) for _ in range(count)]
+
+
+def check_lively(expect: int, n: int, seed: int) -> None:
+    assert expect not in (0, 1, n - 1), f"seed {seed}: a degenerate expectation tests nothing"
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("count", [20, 300])  # native: per-base tables below 64 bases, buckets above
+# native: per-base tables below 64 bases, Pippenger's buckets from 64 up; 63/64/65 straddle the switch
+@pytest.mark.parametrize("count", [1, 2, 20, 63, 64, 65, 300])
 def test_multiexp_against_pow(backend: str, count: int) -> None:
     seed = 99 + count
     rng = random.Random(seed)
     n = rng.getrandbits(1024) | (1 << 1023) | 1
     ring = ModRing(n, backend=backend)
-    bases = [0, 1, n - 1] + [rng.randrange(n) for _ in range(count)]
-    exps = [5, 0, (1 << 128) - 1] + [rng.getrandbits(rng.choice((1, 64, 128, 300))) for _ in range(count)]
-    expect = 1
-    for b, e in zip(bases, exps):
-        expect = expect * pow(b, e, n) % n
+    bases = lively_bases(rng, n, count)
+    exps = [rng.getrandbits(rng.choice((1, 64, 128, 300))) | 1 for _ in range(count)]
+    expect = product_of_powers(bases, exps, n)
+    check_lively(expect, n, seed)
     assert ring.multiexp(bases, exps) == expect, f"seed {seed}"
+    # Every base counts: dropping any one (the last above all, where a bucket loop ends) changes the product.
+    assert product_of_powers(bases[:-1], exps[:-1], n) != expect
+    assert ring.multiexp(list(reversed(bases)), list(reversed(exps))) == expect, f"seed {seed}"
     assert ring.multiexp([], []) == 1
     with pytest.raises(ParameterError, match=r"^exponents: 1 exponents for 2 bases"):
         ring.multiexp([1, 2], [3])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("count", [30, 80])
+def test_multiexp_named_edge_cases_among_lively_bases(backend: str, count: int) -> None:
+    """0, 1 and n-1 as bases, zero and all-ones exponents, each among lively bases so the product still
+    depends on everything else: 0^0 = 1, 1^e = 1, (n-1)^even = 1, (n-1)^odd = n-1."""
+    seed = 7 + count
+    rng = random.Random(seed)
+    n = rng.getrandbits(1024) | (1 << 1023) | 1
+    ring = ModRing(n, backend=backend)
+    edges = [(0, 0), (1, (1 << 128) - 1), (n - 1, 6), (n - 1, 7), (rng.randrange(2, n - 1), 0),
+             (rng.randrange(2, n - 1), (1 << 300) - 1)]
+    bases = lively_bases(rng, n, count)
+    exps = [rng.getrandbits(130) | 1 for _ in range(count)]
+    for base, exp in edges:
+        at = rng.randrange(count + 1)
+        bases.insert(at, base)
+        exps.insert(at, exp)
+    expect = product_of_powers(bases, exps, n)
+    check_lively(expect, n, seed)
+    assert ring.multiexp(bases, exps) == expect, f"seed {seed}"
+    # One zero base with a positive exponent does make the product 0.
+    assert ring.multiexp(bases + [0], exps + [1]) == 0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_multiexp_threads_split_the_exponent_bits(backend: str) -> None:
-    """The same product on 1, 2 and 3 threads (native: bit slices per thread; elsewhere ignored)."""
+    """The same product on 1, 2, 3 and 7 threads (native: bit slices per thread; elsewhere ignored)."""
     seed = 4242
     rng = random.Random(seed)
     n = rng.getrandbits(1024) | (1 << 1023) | 1
     ring = ModRing(n, backend=backend)
-    for count in (1, 5, 100):
-        bases = [rng.choice([0, 1, n - 1, rng.randrange(n)]) for _ in range(count)]
-        # exponent lengths that do not divide evenly among the threads, zeros and all-ones included
-        exps = [rng.choice([0, 1, (1 << 129) - 1, rng.getrandbits(rng.choice((1, 3, 130, 257)))]) for _ in range(count)]
-        expect = 1
-        for b, e in zip(bases, exps):
-            expect = expect * pow(b, e, n) % n
-        for threads in (1, 2, 3):
+    for count in (1, 5, 63, 64, 100):
+        bases = lively_bases(rng, n, count)
+        # exponent lengths that do not divide evenly among the threads, all-ones included
+        exps = [rng.choice([(1 << 129) - 1, rng.getrandbits(rng.choice((3, 130, 257))) | 1]) for _ in range(count)]
+        expect = product_of_powers(bases, exps, n)
+        check_lively(expect, n, seed)
+        for threads in (1, 2, 3, 7):
             assert ring.multiexp(bases, exps, threads=threads) == expect, f"seed {seed}, {count} bases, {threads}"
     with pytest.raises(ParameterError, match=r"^threads: must be between 1 and 256, got 0"):
         ring.multiexp([2], [3], threads=0)

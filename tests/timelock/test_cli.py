@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import hashlib
+import random
 import json
 import re
 
@@ -48,7 +50,9 @@ def test_create_from_a_file_and_write_the_payload(tmp_path) -> None:
     res = run("solve", tmp_path / "p.json", "--output", tmp_path / "back.bin", "--json")
     assert res.exit_code == 0, res.output
     assert (tmp_path / "back.bin").read_bytes() == bytes(range(200))
-    assert json.loads(res.stdout)["message_encoding"] == "hex"
+    doc = json.loads(res.stdout)
+    assert doc["output"] == str(tmp_path / "back.bin") and doc["message"] is None
+    assert doc["payload_sha256"] == hashlib.sha256(bytes(range(200))).hexdigest()
     assert (tmp_path / "p.json.checkpoints").is_dir()        # default: next to the puzzle
 
 
@@ -245,3 +249,79 @@ def test_a_short_installment_reports_the_machines_rate_and_time_to_go(tmp_path) 
     doc = json.loads(run("info", made.path, "--checkpoint-dir", ck, "--json").stdout)
     estimated = 10 ** 9 / doc["estimated_seconds"]          # this host's timed rate, the check included
     assert reported > 0.3 * estimated, (reported, estimated, res.output)
+
+
+# -- the payload on the terminal (issue 31 item 1: a 20 MB payload printed 40 MB of hex) ---------------------
+BIG = 300_000          # bytes: far past what a terminal should get, small enough to lock and open quickly
+
+
+def big_payloads() -> dict[str, bytes]:
+    rng = random.Random(31)
+    text = "".join(rng.choice("abcdefghij klmnop\n") for _ in range(BIG)).encode()
+    return {"binary": rng.randbytes(BIG), "text": text}
+
+
+@pytest.mark.parametrize("kind", ["binary", "text"])
+def test_a_large_payload_written_to_a_file_is_not_printed(tmp_path, kind: str) -> None:
+    payload = big_payloads()[kind]
+    made, _, _ = make_puzzle(tmp_path, t=200, payload=payload)
+    digest = hashlib.sha256(payload).hexdigest()
+    out = tmp_path / "back.bin"
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", out)
+    assert res.exit_code == 0, res.output[:2000]
+    assert out.read_bytes() == payload
+    assert len(res.stdout) < 2000 and payload.hex()[:64] not in res.stdout
+    assert f"payload   {BIG} bytes written to {out} (SHA-256 {digest})" in res.stdout
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", out, "--json")
+    assert len(res.stdout) < 5000, "the JSON carried the payload although --output has it"
+    doc = json.loads(res.stdout)
+    assert (doc["payload_bytes"], doc["payload_sha256"], doc["output"]) == (BIG, digest, str(out))
+    assert doc["message"] is None and "message_hex" not in doc
+
+
+def test_a_large_payload_on_stdout_leaves_stderr_short(tmp_path) -> None:
+    payload = big_payloads()["binary"]
+    made, _, _ = make_puzzle(tmp_path, t=200, payload=payload)
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", "-")
+    assert res.exit_code == 0
+    assert res.stdout_bytes == payload and len(res.stderr) < 2000
+    assert f"{BIG} bytes written to stdout (SHA-256 {hashlib.sha256(payload).hexdigest()})" in res.stderr
+
+
+@pytest.mark.parametrize("kind", ["binary", "text"])
+def test_a_large_payload_without_output_is_shortened_with_a_hint(tmp_path, kind: str) -> None:
+    payload = big_payloads()[kind]
+    made, _, _ = make_puzzle(tmp_path, t=200, payload=payload)
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck")
+    assert res.exit_code == 0
+    assert len(res.stdout) < 5000, "the whole payload reached the terminal"
+    assert f"{BIG} bytes, SHA-256 {hashlib.sha256(payload).hexdigest()}; --output FILE writes them all" in res.stdout
+    shown = payload[:32].hex() if kind == "binary" else payload[:2000].decode()
+    assert f"message   {shown}..." in res.stdout
+    # --json carries it once: as text when it is text, else as hex; never both.
+    doc = json.loads(run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--json").stdout)
+    assert doc["message"] == (payload.hex() if kind == "binary" else payload.decode())
+    assert doc["message_encoding"] == ("hex" if kind == "binary" else "text") and "message_hex" not in doc
+    assert doc["payload_bytes"] == BIG and doc["output"] is None
+
+
+def test_short_payloads_are_printed_whole(tmp_path) -> None:
+    for i, payload in enumerate([b"x" * 2000, bytes(range(32))]):
+        made, _, _ = make_puzzle(tmp_path, t=50, payload=payload, name=f"p{i}.json")
+        out = run("solve", made.path, "--checkpoint-dir", tmp_path / f"ck{i}").stdout
+        assert (f"message   {payload.decode()}\n" if i == 0 else f"message   {payload.hex()}  (hex: not printable text)") in out
+
+
+def test_info_says_which_backend_was_picked_and_why(tmp_path) -> None:
+    # Issue 31 item 2: nothing told the user that a noisy measurement had made auto pick gmp for good.
+    from modforge.engine import tuning
+
+    made, _, _ = make_puzzle(tmp_path, t=1000)
+    doc = json.loads(run("info", made.path, "--json").stdout)
+    choice = doc["speed"]["backend_choice"]
+    assert choice["backend"] == doc["speed"]["backend"] and choice["requested"] == "auto"
+    assert choice == tuning.explain(512, doc["speed"]["backend"])
+    text = run("info", made.path).stdout
+    assert f"\nbackend    {choice['text']}\n" in text and choice["text"].startswith(f"{choice['backend']}: auto; ")
+    doc = json.loads(run("info", made.path, "--backend", "gmp", "--json").stdout)
+    assert doc["speed"]["backend_choice"]["text"] == "gmp: asked for with --backend"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -153,7 +154,8 @@ def test_a_message_that_is_not_utf8_is_locked_byte_for_byte(tmp_path) -> None:
     raw = "caf\udce9"              # how Python receives the argument bytes b"caf\xe9" on a UTF-8 system
     assert run("create", "--bits", 256, "--t", 50, "--message", raw, "--out", tmp_path / "p.json").exit_code == 0
     res = run("solve", tmp_path / "p.json", "--checkpoint-dir", tmp_path / "ck", "--json")
-    assert json.loads(res.stdout)["message_hex"] == b"caf\xe9".hex()
+    doc = json.loads(res.stdout)
+    assert doc["message"] == b"caf\xe9".hex() and doc["message_encoding"] == "hex"
 
 
 # -- solve ----------------------------------------------------------------------------------------------------
@@ -188,6 +190,28 @@ def test_corrupted_checkpoints_keep_refusing_until_restart(tmp_path) -> None:
     res = run("solve", made.path, "--checkpoint-dir", ck, "--restart", "--json")
     assert res.exit_code == 0 and json.loads(res.stdout)["message"] == "open sesame"
     assert not store.quarantined() and any(p.name.endswith(".corrupt.discarded") for p in ck.iterdir())
+
+
+def test_info_reports_checkpoints_set_aside_and_the_restart_hint(tmp_path) -> None:
+    # Issue 31 item 6: info said "no checkpoint" where solve refused to start for want of --restart.
+    made, ck, store = solved_part_way(tmp_path)
+    for _, path in store.files():
+        path.write_text("x")
+    for round_ in ("still in place", "set aside by a solve"):
+        if round_ == "set aside by a solve":
+            assert run("solve", made.path, "--checkpoint-dir", ck).exit_code == 1
+            assert store.quarantined() and not store.files()
+        res = run("info", made.path, "--checkpoint-dir", ck)
+        assert res.exit_code == 0, res.output
+        assert "no checkpoint in" not in res.stdout, round_
+        assert "no usable checkpoint: 1 checkpoint file(s) in" in res.stdout, round_
+        assert "'timelock solve --restart' starts from step 0" in res.stdout, round_
+        doc = json.loads(run("info", made.path, "--checkpoint-dir", ck, "--json").stdout)
+        assert doc["restart_needed"] is True and doc["checkpoint"] is None, round_
+        assert len(doc["rejected_checkpoints"]) == 1, round_
+    assert run("solve", made.path, "--checkpoint-dir", ck, "--restart").exit_code == 0
+    doc = json.loads(run("info", made.path, "--checkpoint-dir", ck, "--json").stdout)
+    assert doc["restart_needed"] is False and doc["rejected_checkpoints"] == [] and doc["checkpoint"]["done"]
 
 
 @pytest.mark.parametrize("garbage", [b"[" * 200_000 + b"]" * 200_000, b'{"format": 1' + b"0" * 5000 + b"}"])
@@ -279,7 +303,7 @@ def test_the_payload_can_go_to_stdout_alone(tmp_path) -> None:
     res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", "-")
     assert res.exit_code == 0, res.output
     assert res.stdout_bytes == b"\x00binary\xffpayload"               # nothing else on stdout
-    assert "message" in res.stderr and "w " in res.stderr
+    assert "payload   15 bytes written to stdout" in res.stderr and "w " in res.stderr
     one_line_error(run("solve", made.path, "--output", "-", "--json"), "does not go with --json")
 
 
@@ -391,3 +415,70 @@ def test_a_trapdoor_version_must_be_the_integer_1(tmp_path, version) -> None:
     made.trapdoor_path.write_text(json.dumps(doc))
     one_line_error(run("solve", made.path, "--trapdoor", made.trapdoor_path),
                    "trapdoor: not a modforge-timelock-trapdoor version 1 file")
+
+
+def test_a_short_checkpoint_interval_is_warned_about_with_its_cost(tmp_path) -> None:
+    # Issue 31 item 8: 1 ms was accepted in silence and cut the speed tenfold.
+    made, _, _ = make_puzzle(tmp_path, t=200_000)
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--checkpoint-interval", "0.001s",
+              "--progress", "none")
+    assert res.exit_code == 0, res.output
+    warning = re.search(r"^modforge: --checkpoint-interval 1ms is short: the error check is predicted to cost "
+                        r"(\d+\.\d\d)% of the squaring time \(at the default 5s: (\d+\.\d\d)%\), and every "
+                        r"checkpoint also pays a file write and fsync", res.stderr, re.M)
+    assert warning, res.stderr
+    assert float(warning[1]) > float(warning[2]), "a shorter interval must be predicted to cost more"
+    assert re.search(r"error check overhead \d+\.\d\d%, checkpoint writes \d+\.\d\d%", res.stdout), res.stdout
+    doc = json.loads(run("solve", made.path, "--checkpoint-dir", tmp_path / "ck2", "--checkpoint-interval", "0.001s",
+                         "--json").stdout)
+    assert [e["event"] for e in doc["events"]].count("short-interval") == 1
+    assert doc["check"]["checkpoint_overhead_measured"] > 0
+    quiet = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck3", "--progress", "none")
+    assert quiet.exit_code == 0 and "is short" not in quiet.stderr
+
+
+# -- terminal safety and one unit (issue 31 item 9) -------------------------------------------------------------
+def test_a_file_name_with_an_escape_sequence_never_reaches_the_terminal_raw(tmp_path) -> None:
+    import io
+
+    from rich.console import Console
+
+    from modforge.timelock.progress import PlainReporter, RichReporter
+
+    made, _, _ = make_puzzle(tmp_path, t=3000, name="p\x1b[2J\x07.json")
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--progress", "plain")
+    assert res.exit_code == 0, res.output
+    assert "\x1b" not in res.stderr and "\x07" not in res.stderr
+    assert "p\\x1b[2J\\x07.json" in res.stderr                      # named, escaped
+    # The bar and the warnings: the same, and rich's own markup in a name is text too.
+    out = io.StringIO()
+    bar = RichReporter(Console(file=out, force_terminal=True, width=200))
+    bar.start(label="x\x1b]0;owned\x07[bold]y.json", t=10, step=0, backend="gmp", bits=256)
+    bar.event("rejected", "checkpoint x\x1b[31m.json rejected")
+    bar.finish()
+    text = out.getvalue()
+    assert "]0;owned" not in text.replace("\\x1b]0;owned", "") and "\x07" not in text
+    assert "\\x1b]0;owned\\x07[bold]y.json" in text and "x\\x1b[31m.json" in text
+    plain = io.StringIO()
+    PlainReporter(plain).event("rejected", "a\x1b[31mb", path="c\x1bd")
+    assert "\x1b" not in plain.getvalue() and "path=c\\x1bd" in plain.getvalue()
+
+
+def test_progress_displays_say_squarings_per_second_the_same_way() -> None:
+    import io
+    import types
+
+    from rich.console import Console
+
+    from modforge.cli.vdf import _progress
+    from modforge.timelock.progress import RichReporter
+
+    bar = _progress(True, 1 << 20)
+    rate_column = next(c for c in bar.columns if type(c).__name__ == "RateColumn")
+    assert str(rate_column.render(types.SimpleNamespace(finished_speed=None, speed=2.5e6))) == "2.50 M sq/s"
+    out = io.StringIO()
+    reporter = RichReporter(Console(file=out, force_terminal=True, width=200))
+    reporter.start(label="p.json", t=10**6, step=0, backend="gmp", bits=256)
+    reporter._show(500_000, 10**6, 2.5e6, 0.2)
+    reporter.finish()
+    assert " sq/s" in out.getvalue() and "sqr/s" not in out.getvalue()

@@ -109,7 +109,7 @@ def test_verify_garbage_document_is_exit_1(tmp_path) -> None:
 @pytest.mark.parametrize("args, fragment", [
     (("--modulus", "12345", "--x", "2", "--t", "5"), "modulus: must have 256"),
     (("--modulus", "zz", "--x", "2", "--t", "5"), "modulus: not a decimal or 0x-hex"),
-    (("--modulus", "N", "--x", "N-1", "--t", "5"), "x: is not in canonical signed form"),
+    (("--modulus", "N", "--x", "N-2", "--t", "5"), "x: is not in canonical signed form"),
     (("--modulus", "N", "--x", "0", "--t", "5"), "x: is zero"),
     (("--modulus", "N", "--x", "2", "--t", "0"), "t: must be between 1"),
     (("--modulus", "N", "--x", "2", "--t", "3^4"), "t: only powers of two"),
@@ -126,7 +126,7 @@ def test_verify_garbage_document_is_exit_1(tmp_path) -> None:
      "Invalid value for '--workers': a negative 16610-bit number is out of range"),
 ])
 def test_bad_input_is_exit_2(n: int, args, fragment: str, tmp_path) -> None:
-    args = [{"N": str(n), "N-1": str(n - 1)}.get(a, a) for a in args]
+    args = [{"N": str(n), "N-1": str(n - 1), "N-2": str(n - 2)}.get(a, a) for a in args]
     res = CliRunner().invoke(vdf, ["eval", *args])
     assert res.exit_code == 2, res.output
     assert fragment in res.stderr
@@ -260,11 +260,32 @@ def test_verify_pins_the_vdf_alliance_modulus_by_name(tmp_path) -> None:
     (("--t", "2^64-1"), "t: not a number of squarings"),
     (("--t", "0"), "t: must be between 1"),
     (("--modulus", "12345"), "modulus: must have 256"),
-    (("--modulus", "N", "--x", "N-1"), "x: is not in canonical signed form"),
+    (("--modulus", "N", "--x", "N-2"), "x: is not in canonical signed form"),
     (("--x", "zz"), "x: not a decimal or 0x-hex"),
 ])
 def test_verify_with_a_bad_pin_is_bad_usage(n: int, pinned_proof, args, fragment: str) -> None:
     from ..support import one_line_error
 
-    args = [{"N": str(n), "N-1": str(n - 1)}.get(a, a) for a in args]
+    args = [{"N": str(n), "N-1": str(n - 1), "N-2": str(n - 2)}.get(a, a) for a in args]
     one_line_error(invoke("verify", pinned_proof, *args), fragment)
+
+
+@pytest.mark.parametrize("which", ["1", "N-1", "0x1"])
+def test_eval_refuses_the_identity_as_x(n: int, which: str) -> None:
+    from ..support import one_line_error
+
+    x = {"1": "1", "N-1": hex(n - 1), "0x1": "0x0001"}[which]
+    res = invoke("eval", "--modulus", hex(n), "--x", x, "--t", "1000", "--backend", "gmp")
+    one_line_error(res, "x: is " + ("N - 1" if which == "N-1" else "1") + ", the identity of the group")
+
+
+def test_eval_says_which_backend_was_picked_and_why(n: int) -> None:
+    from modforge.engine import tuning
+
+    doc = json.loads(invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "100", "--json").stdout)
+    assert doc["backend_choice"] == tuning.explain(512, doc["backend"])
+    assert doc["backend_choice"]["text"].startswith(f"{doc['backend']}: auto; ")
+    text = invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "100").stdout
+    assert f"\nbackend      {doc['backend_choice']['text']}\n" in text
+    doc = json.loads(invoke("eval", "--modulus", hex(n), "--x", "5", "--t", "100", "--backend", "gmp", "--json").stdout)
+    assert doc["backend_choice"]["source"] == "requested"

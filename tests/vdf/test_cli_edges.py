@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -169,10 +170,10 @@ def test_a_checkpoints_file_whose_plans_do_not_fit_it_is_refused(n: int, tmp_pat
 
 
 # -- eval: small things ----------------------------------------------------------------------------------------
-def test_the_chain_of_1_reports_no_rate(n: int) -> None:
+def test_the_chain_of_1_is_refused(n: int) -> None:
+    # It used to "evaluate" 2^40 squarings instantly (y = 1); a chain of the identity proves no work (issue 31).
     res = invoke("eval", "--modulus", n, "--x", 1, "--t", "2^40", "--no-resume", "--json")
-    doc = json.loads(res.stdout)
-    assert res.exit_code == 0 and doc["y"] == "0x1" and doc["squarings_per_second"] is None
+    assert res.exit_code == 2 and res.stdout == "" and "x: is 1, the identity of the group" in res.stderr
 
 
 def test_hash_input_that_is_not_utf8_is_hashed_byte_for_byte(n: int) -> None:
@@ -208,8 +209,8 @@ def test_stop_after_takes_the_syntax_of_t(n: int, tmp_path) -> None:
     """2^K was 'not a decimal or 0x-hex integer' for --stop-after (and for timelock's), though --t takes it."""
     base = ["eval", "--modulus", n, "--x", 5, "--t", 5000, "--resume-dir", tmp_path / "state", "--json"]
     res = invoke(*base, "--stop-after", "2^10")
-    assert res.exit_code == 130, res.output
-    assert "interrupted at step 1024 of 5000" in res.stderr, res.stderr
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["step"] == 1024, res.stdout
     one_line_error(invoke(*base, "--stop-after", "\u0661\u0660"),
                    "stop-after: not a number of squarings: '\u0661\u0660' (write N (decimal), 0xHEX or 2^K; "
                    "ASCII digits only)")
@@ -241,3 +242,48 @@ def test_a_kappa_far_above_t_proves_at_once(n: int, tmp_path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert invoke("verify", out).exit_code == 0
+
+
+# -- --workers (issue 31 item 7: "threads: must be between 1 and 256, got 257"; "on 256 core(s)" on 2 cores) --
+@pytest.mark.parametrize("command", ["eval", "prove"])
+@pytest.mark.parametrize("workers", [256, 10**6, -1])
+def test_workers_out_of_range_is_named_as_workers(n: int, tmp_path, command: str, workers: int) -> None:
+    if command == "eval":
+        args = ["eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "wesolowski", "--workers", workers]
+    else:
+        ck = tmp_path / "ck.json"
+        assert invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--checkpoints", ck).exit_code == 0
+        args = ["prove", "--checkpoints", ck, "--proof", "wesolowski", "--workers", workers, "--json"]
+    one_line_error(invoke(*args), f"workers: must be between 0 and 255, got {workers}")
+
+
+def test_the_proof_line_counts_parts_against_this_machines_cores(n: int, monkeypatch) -> None:
+    import modforge.vdf.api as api
+
+    monkeypatch.setattr(api, "cpu_count", lambda: 2)
+    # A native ring proves Wesolowski in threads: 255 helpers cost 256 threads, not 255 processes.
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "wesolowski", "--workers", 255)
+    assert res.exit_code == 0, res.output
+    assert "on 256 core(s)" not in res.stdout
+    assert re.search(r"^proof        wesolowski, [0-9.]+ s in 256 thread\(s\) on 2 core\(s\) "
+                     r"\(254 more than the cores: they only add overhead\)", res.stdout, re.M), res.stdout
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "pietrzak", "--workers", 1)
+    assert re.search(r" s in 2 process\(es\) on 2 core\(s\)( \(\d|$)", res.stdout, re.M), res.stdout
+    res = invoke("eval", "--modulus", n, "--x", 5, "--t", 300, "--proof", "wesolowski", "--workers", 0)
+    assert re.search(r" s in 1 part on 2 core\(s\)( \(\d|$)", res.stdout, re.M), res.stdout
+
+
+def test_stop_after_is_a_planned_stop_as_in_timelock_solve(n: int, tmp_path) -> None:
+    # Issue 31 item 9: vdf eval --stop-after exited 130 with no JSON where timelock solve --stop-after exits 0
+    # and prints an object.
+    base = ["eval", "--modulus", n, "--x", 5, "--t", 5000, "--resume-dir", tmp_path / "state"]
+    res = invoke(*base, "--stop-after", 1000, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["finished"] is False and doc["step"] == 1000 and doc["y"] is None and doc["t"] == 5000
+    assert doc["resumable"]["directory"] == str(tmp_path / "state") and doc["checkpoint"]
+    res = invoke(*base, "--stop-after", 1000)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("stopped      at step 2000 of 5000 (40%) by --stop-after; state in ")
+    done = json.loads(invoke(*base, "--json").stdout)
+    assert done["y"] == hex(oracle(Group(n), 5, 5000)) and done["resumable"]["start_step"] == 2000

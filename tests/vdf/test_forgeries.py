@@ -200,6 +200,8 @@ def test_elements_out_of_the_group(honest, field: str, value: str, fragment: str
         d["proof"]["mu"][0] = g.to_hex(v)
     else:
         d[field] = g.to_hex(v)
+    if field == "x" and value == "N-1":
+        fragment = "is N - 1, the identity"          # -1 is in the class of 1: refused as the identity first
     rejected(d, fragment)
 
 
@@ -444,3 +446,29 @@ def test_a_proof_object_carrying_both_bodies_is_rejected(honest) -> None:
     rejected(dataclasses.replace(w, mu=p.mu), "unexpected field 'proof.mu'")
     rejected(dataclasses.replace(p, pi=w.pi), "unexpected field 'proof.pi'")
     rejected(dataclasses.replace(w, mu=()), "unexpected field 'proof.mu'")
+
+
+# -- the identity as input (issue 31 item 4: x = y = pi = 1 at t = 2^40 was "valid") -------------------------
+@pytest.mark.parametrize("ptype", ["wesolowski", "pietrzak"])
+@pytest.mark.parametrize("t", [T, 1 << 40])
+def test_a_proof_for_the_identity_is_rejected(honest, ptype: str, t: int) -> None:
+    from modforge.vdf.plan import pietrzak_lengths
+
+    key, proofs = honest
+    doc = proofs[ptype].to_document()
+    doc.update(x="0x" + "00" * (len(doc["x"]) // 2 - 2) + "01", y="0x" + "00" * (len(doc["y"]) // 2 - 2) + "01", t=t)
+    one = doc["x"]
+    if ptype == "wesolowski":
+        doc["proof"]["pi"] = one
+    else:
+        doc["proof"]["mu"] = [one] * len(pietrzak_lengths(t))
+    rejected(doc, "x is 1, the identity of the group")
+
+
+def test_the_api_refuses_the_identity_as_input(honest) -> None:
+    from modforge.arith.base import ParameterError
+
+    key, _ = honest
+    for x in (1, key.group.modulus - 1):
+        with pytest.raises(ParameterError, match="the identity of the group"):
+            run(key.group, x, T, "wesolowski", backend="gmp", workers=0)

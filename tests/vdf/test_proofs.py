@@ -97,6 +97,11 @@ def test_pietrzak_every_depth(rsa512, t: int) -> None:
         assert max(ev.values, default=0) <= t + pietrzak_rounds(t)
         proofs.add(prove(ev, "pietrzak"))
     assert len(proofs) == 1                        # stored or direct midpoints: the same proof
+    # The same proof at every depth could be the same wrong proof: it must also hold, for the true y.
+    proof = proofs.pop()
+    assert proof.y == oracle(g, x, t)
+    verdict = verify(proof)
+    assert verdict.valid, verdict.reason
 
 
 @pytest.mark.parametrize("ptype", TYPES)

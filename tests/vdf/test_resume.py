@@ -285,7 +285,7 @@ def test_cli_stop_resume_and_usage_errors(tmp_path) -> None:
     base = ["eval", "--modulus", hex(group.modulus), "--x", hex(x), "--t", str(T), "--proof", "pietrzak",
             "--resume-dir", str(tmp_path / "st"), "--checkpoint-interval", "0.05s", "--json"]
     stopped = _cli(*base, "--stop-after", str(CHUNK), env=env)
-    assert stopped.returncode == 130 and "run the same command to resume" in stopped.stderr, stopped.stderr
+    assert stopped.returncode == 0 and json.loads(stopped.stdout)["step"] == CHUNK, stopped.stderr
     done = _cli(*base, "--out", str(tmp_path / "proof.json"), env=env)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
@@ -336,14 +336,14 @@ def test_cli_sigkill_at_random_moments_then_finishes_right(tmp_path) -> None:
     assert verify(doc["proof"]).valid
 
 
-def test_the_trivial_element_needs_no_squarings_and_no_state(tmp_path) -> None:
-    """x = 1 is in the group; its chain is constant, so even t = 2^40 evaluates at once, resumable or not,
-    and its proofs (at a small t: the provers do their own squarings) verify."""
+def test_the_trivial_element_is_refused_and_leaves_no_state(tmp_path) -> None:
+    """x = 1 (or N - 1) has a constant chain, so its 'proof' of t = 2^40 shows no work: refused before any
+    state is made, resumable or not (issue 31 item 4; it used to evaluate at once)."""
+    from modforge.arith.base import ParameterError
+
     group = rsa(BITS).group
     for resume in (None, ResumeOptions(tmp_path)):
-        result = run(group, 1, 1 << 40, None, workers=0, keep=("wesolowski", "pietrzak"), memory=1 << 20,
-                     resume=resume)
-        assert result.evaluation.y == 1 and set(result.evaluation.values.values()) == {1}
-        for proof in ("wesolowski", "pietrzak"):
-            assert verify(run(group, 1, T, proof, workers=0, memory=1 << 20, resume=resume).proof).valid
+        for x in (1, group.modulus - 1):
+            with pytest.raises(ParameterError, match="the identity of the group"):
+                run(group, x, 1 << 40, "wesolowski", workers=0, memory=1 << 20, resume=resume)
     assert list(tmp_path.iterdir()) == []

@@ -10,6 +10,7 @@ Ctrl-C/SIGTERM after writing a checkpoint.  JSON output writes big integers as
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -112,7 +113,20 @@ def create(bits: int, duration_text: str | None, t_text: str | None, message: st
 _EVENT_STEPS = ("step", "start", "end")
 
 
-def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
+# A terminal gets a text payload whole up to this many characters, and a binary one as this many leading
+# bytes in hex; past that, a 20 MB payload would flood it with 40 MB of hex (the file is what --output is for).
+SHOWN_TEXT_CHARS = 2000
+SHOWN_BINARY_BYTES = 32
+
+
+def _payload_summary(payload: bytes, written_to: str | None) -> dict[str, Any]:
+    """The payload's size and SHA-256 (and where it was written): what is printed instead of the bytes."""
+    return {"payload_bytes": len(payload), "payload_sha256": hashlib.sha256(payload).hexdigest(),
+            "output": written_to}
+
+
+def _result_doc(result, kind: str | None, shown: str | None, written_to: str | None = None) -> dict[str, Any]:
+    """The solve's JSON object; the payload goes in once (``message``), or not at all when a file has it."""
     task = result.task
     events = [{k: hex(v) if k in _EVENT_STEPS and isinstance(v, int) else v for k, v in e.items()}
               for e in result.events]
@@ -121,12 +135,14 @@ def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
         "t": hex(task.t), "finished": result.finished, "step": hex(result.step), "start_step": hex(result.start_step),
         "w": hex(result.w) if result.w is not None else None,
         "message": shown, "message_encoding": kind,
-        "message_hex": result.payload.hex() if result.payload is not None else None,
+        **(_payload_summary(result.payload, written_to) if result.payload is not None else
+           {"payload_bytes": None, "payload_sha256": None, "output": None}),
         "backend": result.backend, "seconds": result.seconds, "squarings": result.squarings, "rate": result.rate,
         "check": {"name": "gerbicz-product", "segments": result.segments, "extra_squarings": result.extra_squarings,
                   "extra_multiplications": result.extra_multiplications,
                   "squaring_seconds": result.squaring_seconds, "check_seconds": result.check_seconds,
-                  "overhead_measured": result.check_overhead},
+                  "overhead_measured": result.check_overhead,
+                  "checkpoint_overhead_measured": result.checkpoint_share},
         "checkpoint_dir": str(result.checkpoint_dir) if result.checkpoint_dir else None,
         "checkpoint": str(result.last_checkpoint) if result.last_checkpoint else None,
         "checkpoint_seconds": result.checkpoint_seconds,
@@ -142,7 +158,9 @@ def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
               help="Where checkpoints go [default: PUZZLE.checkpoints/ next to a puzzle file, "
                    "~/.cache/modforge/timelock for built-in names].")
 @click.option("--checkpoint-interval", "interval_text", default="5s", show_default=True,
-              help="Seconds of work between checkpoints (at most this much is lost on a crash).")
+              help="Seconds of work between checkpoints (at most this much is lost on a crash; shorter "
+                   "intervals cost more checks and checkpoint writes: the work line reports both, and under "
+                   "10ms a warning says how much).")
 @click.option("--backend", default="auto", show_default=True, help="Engine backend (see modforge.engine).")
 @click.option("--progress", "progress_mode", type=click.Choice(["auto", "bar", "plain", "none"]), default="auto",
               show_default=True, help="Progress bar (auto: on a terminal), plain log lines on stderr, or none.")
@@ -151,8 +169,10 @@ def _result_doc(result, kind: str | None, shown: str | None) -> dict[str, Any]:
 @click.option("--trapdoor", "trapdoor_path", type=click.Path(dir_okay=False),
               help="Open a modforge puzzle at once with its trapdoor file instead of squaring.")
 @click.option("--output", "output_path", type=click.Path(dir_okay=False),
-              help="Also write the payload bytes here; '-' writes them to stdout (the summary then goes to stderr).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (w, message, statistics).")
+              help="Write the payload bytes here (then only its size and SHA-256 are printed); '-' writes them "
+                   "to stdout (the summary then goes to stderr).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON object (w, the message unless --output has it, statistics).")
 def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, backend: str, progress_mode: str,
           stop_after_text: str | None, restart: bool, trapdoor_path: str | None, output_path: str | None,
           as_json: bool) -> None:
@@ -197,7 +217,7 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
         try:
             result = run_solve(puzzle, backend=backend, checkpoint_dir=checkpoint_dir, interval=interval,
                                reporter=reporter, inject_fault_at=fault_from_env(), stop_after=stop_after,
-                               restart=restart, handle_signals=True)
+                               restart=restart, handle_signals=True, warn_short_interval=True)
         except (TimelockError, SolveInterrupted) as exc:
             partial = getattr(exc, "result", None)
             if isinstance(exc, AuthenticationError) and partial is not None and partial.start_step > 0:
@@ -210,18 +230,21 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
                 # Scripts get the statistics and events of a failed or interrupted run too (exit code 1 / 130).
                 _dump({**_result_doc(partial, None, None), "error": str(exc)})
             raise exc from None
-    kind = shown = None
+    kind = shown = written_to = None
     if result.payload is not None:
-        kind, shown = render_message(result.payload)
         if to_stdout:
             sys.stdout.buffer.write(result.payload)
             sys.stdout.buffer.flush()
+            written_to = "-"
         elif output_path is not None:
             from ..fileio import atomic_write
 
             atomic_write(Path(output_path), result.payload)
+            written_to = str(output_path)
+        else:
+            kind, shown = render_message(result.payload)
     if as_json:
-        _dump(_result_doc(result, kind, shown))
+        _dump(_result_doc(result, kind, shown, written_to))
         return
     echo = functools.partial(click.echo, err=to_stdout)       # stdout carries the payload bytes alone
     task = result.task
@@ -235,11 +258,33 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
             echo(f"checkpoint {result.last_checkpoint}")
         return
     echo(f"w         {_num(result.w)}")
-    echo(f"message   {shown}" + ("  (hex: not printable text)" if kind == "hex" else ""))
+    if result.payload is not None:
+        for line in _message_lines(result.payload, kind, shown, written_to):
+            echo(line)
     if result.squarings:
         echo(f"work      {result.squarings} squarings in {format_duration(result.seconds)} "
              f"({format_count(result.rate)}/s, {result.backend}); error check overhead "
-             f"{100 * result.check_overhead:.2f}%, {result.faults_detected} fault(s) detected")
+             f"{100 * result.check_overhead:.2f}%, checkpoint writes {100 * result.checkpoint_share:.2f}%, "
+             f"{result.faults_detected} fault(s) detected")
+
+
+def _message_lines(payload: bytes, kind: str | None, shown: str | None, written_to: str | None) -> list[str]:
+    """What the terminal gets of the payload: the text, or a prefix and where the rest is, or size and hash."""
+    digest = hashlib.sha256(payload).hexdigest()
+    if written_to is not None:
+        where = "stdout" if written_to == "-" else written_to
+        return [f"payload   {len(payload)} bytes written to {where} (SHA-256 {digest})"]
+    assert shown is not None
+    whole = f"{len(payload)} bytes, SHA-256 {digest}; --output FILE writes them all"
+    if kind == "text":
+        if len(shown) <= SHOWN_TEXT_CHARS:
+            return [f"message   {shown}"]
+        return [f"message   {shown[:SHOWN_TEXT_CHARS]}...", f"          (the first {SHOWN_TEXT_CHARS} characters "
+                                                              f"of {whole})"]
+    if len(payload) <= SHOWN_BINARY_BYTES:
+        return [f"message   {shown}  (hex: not printable text)"]
+    return [f"message   {payload[:SHOWN_BINARY_BYTES].hex()}...  (hex of the first {SHOWN_BINARY_BYTES} bytes: not "
+            f"printable text; {whole})"]
 
 
 @timelock.command()
@@ -277,8 +322,13 @@ def info(puzzle_spec: str, checkpoint_dir: str | None, backend: str, as_json: bo
              f"the error check's fixed cost, {overhead:.0f}x the squarings themselves, included")
     click.echo(f"this host  {format_count(sp['squarings_per_second'])} squarings/s ({sp['backend']}): about "
                f"{format_duration(doc['estimated_seconds'])} in all ({check})")
+    click.echo(f"backend    {sp['backend_choice']['text']}")
     ck = doc["checkpoint"]
-    if ck is None:
+    if doc["restart_needed"]:
+        click.echo(f"progress   no usable checkpoint: {len(doc['rejected_checkpoints'])} checkpoint file(s) in "
+                   f"{doc['checkpoint_dir']} are corrupted; solve refuses to start over silently, "
+                   f"'timelock solve --restart' starts from step 0")
+    elif ck is None:
         click.echo(f"progress   no checkpoint in {doc['checkpoint_dir']}")
     else:
         state = "done" if ck["done"] else f"{format_duration(ck['remaining_seconds'])} to go"

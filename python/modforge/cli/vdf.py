@@ -63,7 +63,7 @@ def parse_x(group, text: str) -> int:
     if text.startswith("hash:"):
         # surrogateescape: argument bytes that are not UTF-8 are hashed exactly as given.
         return group.hash_to_group(text[len("hash:"):].encode("utf-8", "surrogateescape"))
-    return group.require("x", parse_int(text, "x"))
+    return group.require("x", parse_int(text, "x"), base=True)
 
 
 def check_backend(name: str) -> str:
@@ -94,7 +94,7 @@ def _progress(enabled: bool | None, t: int):
     class RateColumn(ProgressColumn):
         def render(self, task) -> Text:
             speed = task.finished_speed or task.speed
-            return Text("-" if speed is None else f"{speed / 1e6:.2f} M sqr/s")
+            return Text("-" if speed is None else f"{speed / 1e6:.2f} M sq/s")
 
     return Progress(TextColumn("squaring"), BarColumn(), TaskProgressColumn(), RateColumn(), TimeElapsedColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True), transient=True)
@@ -142,6 +142,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     run again goes on from the newest good one.
     """
     from ..vdf import Group, ProofFailed, run, write_checkpoints, write_proof
+    from ..vdf.api import require_workers
     from ..vdf.parallel import WorkerError
     from ..vdf.pietrzak import t_problem
 
@@ -154,8 +155,8 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         raise ParameterError("t", t_problem(t))
     if out_path and ptype is None:
         raise ParameterError("out", "--out writes a proof file: give --proof wesolowski or --proof pietrzak")
-    if workers is not None and workers < 0:
-        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    if workers is not None:
+        workers = require_workers(workers)
     _check_outputs(out=out_path, checkpoints=checkpoints_path)
     keep = ("wesolowski", "pietrzak") if checkpoints_path else ()
     resume = _resume_options(t, resume_dir, no_resume, restart, interval_text, stop_after_text, show_progress)
@@ -163,6 +164,12 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         raise ParameterError("out", "a resumable evaluation deletes its state when it ends, so the proof would be "
                                     "lost: give --out FILE (or --json)")
     bar = _progress(show_progress, t) if resume is None else None
+    stopped_after: tuple[type[BaseException], ...] = ()
+    if resume is not None:
+        # --stop-after is a planned stop, as in timelock solve: exit 0 and, with --json, an object.
+        from ..vdf.resume import EvaluationStopped
+
+        stopped_after = (EvaluationStopped,)
 
     def deliver(ev, proof) -> None:
         # Before a resumable evaluation's state is deleted: a failed write keeps it.
@@ -175,7 +182,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
 
     def report(result) -> None:
         # Also before the state is deleted: the proof may exist only in this output (--json).
-        _print_eval(result, group, t, out_path, checkpoints_path, as_json)
+        _print_eval(result, group, t, out_path, checkpoints_path, as_json, backend)
         printed.append(True)
 
     try:
@@ -188,6 +195,9 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         else:
             result = run(group, x, t, ptype, backend=backend, memory=memory_bytes(memory_mib), workers=workers,
                          keep=keep, resume=resume, deliver=deliver, report=report if resume is not None else None)
+    except stopped_after as stopped:
+        _print_stopped(stopped, group, x, t, as_json)
+        return
     except (ProofFailed, WorkerError) as exc:
         hint = (f"; the evaluation's state is kept in {resume.directory} (rerun with --restart to compute it "
                 f"again)") if resume is not None else ""
@@ -201,20 +211,24 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         _interrupted(f"the evaluation's state (and a long Wesolowski proof's progress) is kept in "
                      f"{resume.directory}")
     if not printed:
-        _print_eval(result, group, t, out_path, checkpoints_path, as_json)
+        _print_eval(result, group, t, out_path, checkpoints_path, as_json, backend)
 
 
 def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: str | None,
-                as_json: bool) -> None:
+                as_json: bool, requested_backend: str = "auto") -> None:
     """What ``vdf eval`` prints about a finished run (before a resumable run's state is deleted)."""
+    from ..engine.tuning import explain
+    from ..vdf.api import parts_text
+
     ev = result.evaluation
-    # Squarings this run did (a resumed evaluation started part way; the chain of 1 takes none).
-    done = result.chain["steps"] - result.chain["start_step"] if result.chain else (0 if ev.x == 1 else t)
+    # Squarings this run did (a resumed evaluation started part way).
+    done = result.chain["steps"] - result.chain["start_step"] if result.chain else t
     doc: dict[str, Any] = {
         "modulus": hex(group.modulus), "bits": group.bits, "x": hex(ev.x), "t": t, "y": hex(ev.y),
         "backend": ev.backend, "eval_seconds": round(result.eval_seconds, 6),
         "squarings_per_second": round(done / result.eval_seconds) if result.eval_seconds > 0 and done else None,
         "checkpoints": len(ev.values), "plans": result.plans,
+        "backend_choice": explain(group.bits, ev.backend, requested_backend),
     }
     if result.backend_report:
         doc["backend_report"] = result.backend_report
@@ -238,6 +252,7 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
                + (f" ({done / result.eval_seconds / 1e6:.3f} M squarings/s)" if result.eval_seconds > 0 and done
                   else "")
                + f", {len(ev.values)} values stored")
+    click.echo(f"backend      {doc['backend_choice']['text']}")
     if result.chain:
         ch = result.chain
         click.echo(f"resumable    {ch['directory']}: from step {ch['start_step']}, error check "
@@ -255,8 +270,8 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
         # Against the evaluation only when this run did all of it (a resumed one may have done none).
         whole = not result.chain or result.chain["start_step"] == 0
         share = f" ({result.proof_seconds / max(result.eval_seconds, 1e-9):.1%} of the evaluation)" if whole else ""
-        click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s on {1 + result.workers} "
-                   f"core(s){share}")
+        click.echo(f"proof        {result.proof.type}, {result.proof_seconds:.3f} s "
+                   f"{parts_text(1 + result.workers, result.processes)}{share}")
         if out_path:
             click.echo(f"written      {out_path}")
         else:
@@ -264,6 +279,19 @@ def _print_eval(result, group, t: int, out_path: str | None, checkpoints_path: s
     if checkpoints_path:
         click.echo(f"checkpoints  {checkpoints_path}")
     sys.stdout.flush()                  # a failed write (EPIPE, a full disk) raises here
+
+
+def _print_stopped(stopped, group, x: int, t: int, as_json: bool) -> None:
+    """What ``vdf eval --stop-after`` prints when it stops (exit 0), in the shape of ``timelock solve``'s."""
+    step = stopped.solve.step
+    checkpoint = str(stopped.checkpoint) if stopped.checkpoint else None
+    if as_json:
+        click.echo(json.dumps({"modulus": hex(group.modulus), "bits": group.bits, "x": hex(x), "t": t, "y": None,
+                               "finished": False, "step": step, "checkpoint": checkpoint,
+                               "resumable": {"directory": str(stopped.directory), "steps": step}}, indent=1))
+        return
+    click.echo(f"stopped      at step {step} of {t} ({100 * step / t:.4g}%) by --stop-after; state in "
+               f"{stopped.directory}: run the same command to go on")
 
 
 def _refuse_given(reason: str, **given: bool) -> None:
@@ -343,14 +371,14 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
 
     from ..engine import ModRing
     from ..vdf import ProofFailed, prove, read_checkpoints, write_proof
-    from ..vdf.api import default_workers
+    from ..vdf.api import default_workers, parts_text, require_workers
     from ..vdf.parallel import WorkerError
     from ..timelock.durations import parse_duration
     from ..vdf.plan import CostModel, DEFAULT_MEMORY_BYTES
 
     check_backend(backend)
-    if workers is not None and workers < 0:
-        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    if workers is not None:
+        workers = require_workers(workers)
     _check_outputs(out=out_path)
     if not out_path and not as_json:
         raise ParameterError("out", "the proof would be computed and not kept: give --out FILE or --json")
@@ -387,7 +415,10 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
         if as_json:
             click.echo(proof.to_json(), nl=False)
         else:
-            click.echo(f"proof        {proof_type}, {seconds:.3f} s on {1 + workers} process(es)")
+            # As api.prove's pool: a native Wesolowski proof splits into threads, anything else into processes.
+            threads = proof_type == "wesolowski" and getattr(ring, "has_native_multiexp", False)
+            click.echo(f"proof        {proof_type}, {seconds:.3f} s "
+                       f"{parts_text(1 + workers, 1 if threads else 1 + workers)}")
             if progress is not None and progress.resumed_at is not None:
                 click.echo(f"resumed      from {progress.path} (the ranges above bit {progress.resumed_at} were "
                            f"done)")

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 from .durations import format_count, format_duration
 
 WARNING_KINDS = {"rejected", "fault", "rollback", "fault-injection", "fault-injected", "interrupted", "restart",
-                 "save-failed"}
+                 "save-failed", "short-interval"}
 
 
 class Reporter:
@@ -30,13 +30,19 @@ class Reporter:
 
     def event(self, kind: str, text: str, **fields: Any) -> None:
         if kind in WARNING_KINDS:
-            print(f"modforge: {text}", file=self._out(), flush=True)
+            print(f"modforge: {visible(text)}", file=self._out(), flush=True)
 
     def proof(self, *, done: int, total: int) -> None:
         """A long proof after the squaring (``vdf``): ``done`` of ``total`` units (bits per block)."""
 
     def finish(self) -> None:
         pass
+
+
+def visible(text: object) -> str:
+    """``text`` with every control or other unprintable character written as its Python escape (``\\x1b``,
+    ``\\n``): a file name holding an escape sequence must not reach the terminal raw and act on it."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
 
 
 class PlainReporter(Reporter):
@@ -48,7 +54,7 @@ class PlainReporter(Reporter):
         self._last = 0.0
 
     def _line(self, kind: str, **fields: Any) -> None:
-        parts = " ".join(f"{k}={v}" for k, v in fields.items())
+        parts = " ".join(f"{k}={visible(v)}" for k, v in fields.items())
         print(f"timelock {kind} {parts}".rstrip(), file=self._out(), flush=True)
 
     def start(self, *, label: str, t: int, step: int, backend: str, bits: int) -> None:
@@ -92,7 +98,10 @@ class RichReporter(Reporter):
             TextColumn("[cyan]{task.fields[rate]}"), TextColumn("ETA [green]{task.fields[eta]}"),
             console=self.console, transient=False, refresh_per_second=4)
         self._progress.start()
-        self._task = self._progress.add_task(f"{os.path.basename(label)} ({bits} bits, {backend})", total=t, completed=step,
+        from rich.markup import escape
+
+        name = escape(visible(os.path.basename(label)))
+        self._task = self._progress.add_task(f"{name} ({bits} bits, {backend})", total=t, completed=step,
                                              pct=self._pct(step, t), done=format_count(step),
                                              tot=format_count(t), rate="-", eta="?")
 
@@ -117,9 +126,9 @@ class RichReporter(Reporter):
         from rich.markup import escape
 
         if kind in WARNING_KINDS:
-            self.console.print(f"[yellow]modforge: {escape(text)}[/yellow]", highlight=False)
+            self.console.print(f"[yellow]modforge: {escape(visible(text))}[/yellow]", highlight=False)
         elif kind in ("resume", "done", "state"):
-            self.console.print(escape(text), highlight=False)
+            self.console.print(escape(visible(text)), highlight=False)
 
     def proof(self, *, done: int, total: int) -> None:
         from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn

@@ -39,6 +39,11 @@ from .puzzle import NamedPuzzle, PuzzleFile, SquaringTask, TimelockError
 
 FAULT_ENV = "MODFORGE_INJECT_FAULT"
 DEFAULT_INTERVAL = 5.0
+# Below this a --checkpoint-interval is warned about, with its predicted cost: 1 ms once cut the speed sixfold
+# (each segment pays the check's fixed multiplications and a checkpoint write with fsync, a few ms each, so
+# under 10 ms the writes alone outweigh the work). Not a floor: tests and short runs want many segments
+# quickly; the cost of every interval is reported at the end of a solve.
+SHORT_INTERVAL = 0.01
 MAX_CONSECUTIVE_FAILURES = 3
 
 
@@ -127,6 +132,11 @@ class SolveResult:
         """Time in the error check relative to time in the squarings, measured in this run."""
         return self.check_seconds / self.squaring_seconds if self.squaring_seconds > 0 else 0.0
 
+    @property
+    def checkpoint_share(self) -> float:
+        """Time writing checkpoints relative to time in the squarings, measured in this run."""
+        return self.checkpoint_seconds / self.squaring_seconds if self.squaring_seconds > 0 else 0.0
+
 
 def fault_from_env() -> int | None:
     """The step at which ``MODFORGE_INJECT_FAULT`` asks for one flipped value (test hook), or None."""
@@ -167,7 +177,8 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
           checkpoint_dir: str | Path | None = None, use_checkpoints: bool = True,
           interval: float = DEFAULT_INTERVAL, reporter: Reporter | None = None,
           inject_fault_at: int | None = None, stop_after: int | None = None, restart: bool = False,
-          handle_signals: bool = False, open_payload: bool = True, hooks: ChainHooks | None = None) -> SolveResult:
+          handle_signals: bool = False, open_payload: bool = True, hooks: ChainHooks | None = None,
+          warn_short_interval: bool = False) -> SolveResult:
     """Compute ``w = x^(2^t) mod n`` for ``puzzle`` with checks and checkpoints, then open the payload.
 
     Raises :class:`TimelockError` (exit 1) when the checks cannot be satisfied (all checkpoints
@@ -237,7 +248,7 @@ def solve(puzzle: NamedPuzzle | PuzzleFile, *, backend: str = "auto",
         try:
             if step < target:
                 step, y = _run(ring, task, step, y, target, store, interval, reporter, stop, result,
-                               inject_fault_at, event, hooks)
+                               inject_fault_at, event, hooks, warn_short_interval)
         except (TimelockError, SolveInterrupted) as exc:
             result.seconds = time.perf_counter() - started
             raise _with_result(exc, result)
@@ -262,13 +273,28 @@ def _with_result(exc: Exception, result: SolveResult) -> Exception:
     return exc
 
 
+def short_interval_text(interval: float, rate: float, mul_cost: float, t: int) -> str:
+    """What a short --checkpoint-interval costs: the check's predicted overhead here and at the default."""
+    from .durations import format_duration
+
+    def predicted(seconds: float) -> float:
+        return plan_segment(int(rate * seconds), max(1, t), mul_cost).overhead(mul_cost)
+
+    return (f"--checkpoint-interval {format_duration(interval)} is short: the error check is predicted to cost "
+            f"{100 * predicted(interval):.2f}% of the squaring time (at the default {format_duration(DEFAULT_INTERVAL)}: "
+            f"{100 * predicted(DEFAULT_INTERVAL):.2f}%), and every checkpoint also pays a file write and fsync "
+            f"(the measured share is reported at the end); at most one interval of work is lost on a crash")
+
+
 def _run(ring, task: SquaringTask, step: int, y: int, target: int, store: CheckpointStore | None,
          interval: float, reporter: Reporter, stop: _StopFlag, result: SolveResult,
-         inject_fault_at: int | None, event, hooks: ChainHooks) -> tuple[int, int]:
+         inject_fault_at: int | None, event, hooks: ChainHooks, warn_short_interval: bool = False) -> tuple[int, int]:
     perf = time.perf_counter
     rate, _, _ = measure_rate(ring, y, min(0.05, interval / 10))
     result.squaring_rate = rate
     mul_cost = measure_mul_cost(ring, y)
+    if warn_short_interval and interval < SHORT_INTERVAL and rate * interval < target - step:
+        event("short-interval", short_interval_text(interval, rate, mul_cost, task.t), interval=interval)
     session_start = perf()
     session_step0 = step
     first = True

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..arith.base import ParameterError, require_int
 from ..engine import ModRing
+from ..engine.ring import MAX_THREADS
 from . import pietrzak, wesolowski
 from .evaluation import Evaluation, Progress, evaluate, require_t
 from .fiat_shamir import PROOF_TYPES
@@ -88,12 +89,25 @@ def verify(proof: Proof | dict, *, backend: str = "auto") -> Verdict:
                    ptype, time.perf_counter() - start)
 
 
+# The proof runs in 1 + workers parts (threads of the native multi-exponentiation or processes), and the
+# engine takes at most MAX_THREADS threads: a larger --workers was refused under the engine's name and number.
+MAX_WORKERS = MAX_THREADS - 1
+
+
 def require_workers(workers: object) -> int:
-    """Helper processes: an integer >= 0 (the CLI's --workers check, for API callers too)."""
+    """Helper processes: an integer in 0..MAX_WORKERS (the CLI's --workers check, for API callers too)."""
     workers = require_int("workers", workers)
-    if workers < 0:
-        raise ParameterError("workers", f"must be >= 0, got {workers}")
+    if not 0 <= workers <= MAX_WORKERS:
+        raise ParameterError("workers", f"must be between 0 and {MAX_WORKERS}, got {workers}")
     return workers
+
+
+def parts_text(parts: int, processes: int) -> str:
+    """How a proof in ``parts`` parallel parts ran, against this machine's cores (not 'on 256 cores' on 2)."""
+    cores = cpu_count()
+    unit = "process(es)" if processes > 1 else ("thread(s)" if parts > 1 else "part")
+    text = f"in {parts} {unit} on {cores} core(s)"
+    return text + (f" ({parts - cores} more than the cores: they only add overhead)" if parts > cores else "")
 
 
 def _proof_pool(ring: ModRing, proof_type: str | None, workers: int) -> ProofPool:
@@ -212,13 +226,14 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
     The helper processes start before the evaluation, so they are ready when it ends.
     With ``resume``, the evaluation is checked and checkpointed and picks up where an earlier run
     of the same statement stopped (:mod:`modforge.vdf.resume`; ``progress`` is then replaced by
-    ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early.
+    ``resume.reporter``); it raises :class:`modforge.timelock.SolveInterrupted` when it stops early
+    (:class:`~.resume.EvaluationStopped`, a subclass, when ``stop_after`` stopped it).
     ``deliver(evaluation, proof)`` and then ``report(run)`` run before a resumable evaluation's state
     is deleted (write the outputs and print there): if either raises, the state is kept and a rerun
     only proves, from the proof's saved progress.
     """
     group = modulus if isinstance(modulus, Group) else Group(modulus)
-    x = group.require("x", x)
+    x = group.require("x", x, base=True)
     t = require_t(t)
     if proof_type is not None:
         check_proof_type(proof_type)
@@ -236,11 +251,10 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
         else (None, None)
     session = None
     chain: dict[str, Any] = {}
-    if resume is not None and x != 1:      # the chain of 1 takes no squarings (Targets.square): nothing to resume
+    if resume is not None:
         # Imported here: the time-lock solver (and its cipher) load only for a resumable evaluation.
         from ..timelock.check import CHECK_NAME
-        from ..timelock.solver import SolveInterrupted
-        from .resume import Session, evaluate_resumable
+        from .resume import EvaluationStopped, Session, evaluate_resumable
 
         session = Session(resume.directory, group, x, t, types)
     with session.lock() if session is not None else nullcontext():
@@ -264,7 +278,8 @@ def run(modulus: int | Group, x: int, t: int, proof_type: str | None = None, *, 
                                           stop_after=resume.stop_after, handle_signals=resume.handle_signals,
                                           inject_fault_at=resume.inject_fault_at)
                 if done.evaluation is None:
-                    raise SolveInterrupted(done.solve.step, done.solve.task.t, done.solve.last_checkpoint)
+                    # Only --stop-after ends a solve unfinished without raising (a signal raises in it).
+                    raise EvaluationStopped(done.solve, session.directory)
                 ev = done.evaluation
                 sr = done.solve
                 chain = {"directory": str(session.directory), "session": session.id, "start_step": sr.start_step,

@@ -62,7 +62,7 @@ def evaluate(group: Group, x: int, t: int, ring: ModRing, *, wesolowski: Wesolow
              pietrzak: PietrzakPlan | None = None, progress: Progress | None = None,
              chunk: int = PROGRESS_CHUNK) -> Evaluation:
     """Square ``x`` ``t`` times on ``ring``, storing the positions the plans name."""
-    x = group.require("x", x)
+    x = group.require("x", x, base=True)
     t = require_t(t)
     check_plans(group, t, ring, wesolowski, pietrzak)
     targets = Targets(positions_for(wesolowski, pietrzak), t)

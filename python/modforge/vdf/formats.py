@@ -311,7 +311,7 @@ def _evaluation_from_document(doc: Any) -> Evaluation:
     _check_fields(doc, ("format", "version", *STATEMENT_FIELDS, "wesolowski", "pietrzak", "values"), "")
     group, x, t, y = parse_statement(doc)
     for name, value in (("x", x), ("y", y)):
-        group.check(name, value, square=name == "y")
+        group.check(name, value, square=name == "y", base=name == "x")
     values_doc = doc["values"]
     _require_object(values_doc, "field 'values'")
     # A plan is built before its positions are looked up, and its size is bounded by the file's own: a plan

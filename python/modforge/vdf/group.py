@@ -128,14 +128,19 @@ class Group:
 
     # -- membership --------------------------------------------------------------------------------------
 
-    def element_problem(self, x: int, *, square: bool = False) -> str | None:
-        """Why ``x`` is not a canonical group element (a square, when ``square``), or None."""
+    def element_problem(self, x: int, *, square: bool = False, base: bool = False) -> str | None:
+        """Why ``x`` is not a canonical group element (a square, when ``square``; not the identity, when
+        ``base``: the input of an evaluation), or None."""
         value = exact_int(x)
         if value is None:
             return f"is not an integer ({type(x).__name__})"
         x = value
         if x <= 0:
             return "is zero" if x == 0 else "is negative"
+        if base and x < self.modulus and self.canon(x) == 1:
+            # |1^(2^t)| = 1 for every t: a "proof" for it shows no sequential work at all.
+            return (f"is {'1' if x == 1 else 'N - 1'}, the identity of the group (its class is +-1): every "
+                    f"power of it is 1, so it proves no sequential work")
         if x >= self.modulus:
             return "is not reduced: it is >= N"
         if x > self.half:
@@ -146,19 +151,20 @@ class Group:
             return "is not in QR+_N: its Jacobi symbol is -1, so it is no square (e.g. a square times an element of order 2)"
         return None
 
-    def check(self, name: str, x: int, *, square: bool = False) -> int:
-        """Return ``x`` if it is a canonical element (a square, when ``square``); raise Reject naming it otherwise."""
-        problem = self.element_problem(x, square=square)
+    def check(self, name: str, x: int, *, square: bool = False, base: bool = False) -> int:
+        """Return ``x`` if it is a canonical element (a square, when ``square``; not the identity, when ``base``);
+        raise Reject naming it otherwise."""
+        problem = self.element_problem(x, square=square, base=base)
         if problem is not None:
             raise Reject(f"{name} {problem}")
         return exact_int(x)
 
-    def require(self, name: str, x: int, *, square: bool = False) -> int:
+    def require(self, name: str, x: int, *, square: bool = False, base: bool = False) -> int:
         """As :meth:`check` for caller-supplied inputs: ParameterError (exit 2 at the command line)."""
         x = require_int(name, x)
-        problem = self.element_problem(x, square=square)
+        problem = self.element_problem(x, square=square, base=base)
         if problem is not None:
-            hint = "; use N - x for the same class" if self.half < x < self.modulus else ""
+            hint = "; use N - x for the same class" if problem.startswith("is not in canonical") else ""
             raise ParameterError(name, problem + hint)
         return x
 
@@ -187,7 +193,7 @@ class Group:
                 + counter.to_bytes(4, "big")
             u = int.from_bytes(hashlib.shake_256(data).digest(2 * self.nbytes), "big") % self.modulus
             x = self.canon(u * u)
-            if self.element_problem(x, square=True) is None:
+            if self.element_problem(x, square=True, base=True) is None:
                 return x
         raise ParameterError("x", "hash-to-group found no group element (the modulus is broken)")
 

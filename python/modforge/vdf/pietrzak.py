@@ -91,7 +91,7 @@ def verify(group: Group, ring: ModRing, x: int, t: int, y: int, mus: list[int]) 
     problem = t_problem(t)
     if problem is not None:
         raise Reject(problem)
-    x = group.check("x", x)
+    x = group.check("x", x, base=True)
     y = group.check("y", y, square=True)
     lengths = pietrzak_lengths(t)
     if len(mus) != len(lengths):

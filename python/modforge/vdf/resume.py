@@ -34,7 +34,7 @@ from ..fileio import (InputTooLarge, atomic_write, exclusive_lock, fsync_dir, re
 from ..inttext import brief
 from ..timelock.checkpoint import Checkpoint
 from ..timelock.puzzle import SquaringTask, TimelockError, canonical_json
-from ..timelock.solver import ChainHooks, SolveResult, solve
+from ..timelock.solver import ChainHooks, SolveInterrupted, SolveResult, solve
 from .evaluation import MAX_T, Evaluation, Targets, positions_for, require_t
 from .group import Group
 from .plan import (MAX_WINDOW_BITS, PietrzakPlan, WesolowskiPlan, element_cost_bytes, physical_memory_bytes,
@@ -393,6 +393,16 @@ class ResumableEval:
     plans_reused: bool
 
 
+class EvaluationStopped(SolveInterrupted):
+    """A resumable evaluation stopped by ``stop_after``, checkpointed (a SolveInterrupted, for callers that
+    catch that); ``solve`` is the solver's result (``step``, ``last_checkpoint``), ``directory`` the state."""
+
+    def __init__(self, solve, directory):
+        super().__init__(solve.step, solve.task.t, solve.last_checkpoint)
+        self.solve = solve
+        self.directory = directory
+
+
 def evaluate_resumable(session: Session, plans: tuple[WesolowskiPlan | None, PietrzakPlan | None], *,
                        plans_reused: bool, backend: str = "auto", interval: float = 5.0, reporter=None,
                        stop_after: int | None = None, handle_signals: bool = False,
@@ -424,5 +434,5 @@ def evaluate_resumable(session: Session, plans: tuple[WesolowskiPlan | None, Pie
     return ResumableEval(result, evaluation, plans_reused)
 
 
-__all__ = ["EvalJournal", "EvalTask", "JournalCorrupt", "ResumableEval", "Session", "cache_dir",
+__all__ = ["EvaluationStopped", "EvalJournal", "EvalTask", "JournalCorrupt", "ResumableEval", "Session", "cache_dir",
            "evaluate_resumable", "session_id"]

@@ -198,7 +198,7 @@ def _prove_by_ranges(evaluation: Evaluation, pool: ProofPool, l: int, width: int
 
 def verify(group: Group, ring: ModRing, x: int, t: int, y: int, pi: int) -> None:
     """Raise Reject unless ``pi`` proves ``|x^(2^t)| = y`` in ``QR+_N``."""
-    x = group.check("x", x)
+    x = group.check("x", x, base=True)
     y = group.check("y", y, square=True)
     pi = group.check("pi", pi)
     l = challenge_prime(group, x, y, t, TYPE)
