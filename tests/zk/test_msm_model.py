@@ -113,6 +113,8 @@ def test_edge_cases_seed_layout(case: str, pool: list[tuple[int, int]]) -> None:
     result, trace = msm(points, scalars, SEED_LAYOUT)
     assert result == naive_msm(points, scalars)
     assert g.is_on_curve(P, result)
+    host = [i for i, pt in enumerate(points) if pt is None or pt in EDWARDS.exceptional_points]
+    assert trace.host_points == host
 
 
 def test_random_instances_narrow_layout(pool: list[tuple[int, int]], rng: random.Random) -> None:
