@@ -188,6 +188,30 @@ impl G1Jacobian {
         acc
     }
 
+    /// Many points to affine with one inversion (Montgomery's trick).
+    pub fn batch_to_affine(points: &[Self]) -> Vec<G1Affine> {
+        let mut prefix = Vec::with_capacity(points.len());
+        let mut acc = Fq::ONE;
+        for p in points {
+            prefix.push(acc);
+            if !p.is_identity() {
+                acc = acc.mul(&p.z);
+            }
+        }
+        let mut inv = acc.inverse();
+        let mut out = vec![G1Affine::IDENTITY; points.len()];
+        for (k, p) in points.iter().enumerate().rev() {
+            if p.is_identity() {
+                continue;
+            }
+            let zi = inv.mul(&prefix[k]);
+            inv = inv.mul(&p.z);
+            let zi2 = zi.square();
+            out[k] = G1Affine::new(p.x.mul(&zi2), p.y.mul(&zi2).mul(&zi));
+        }
+        out
+    }
+
     pub fn to_affine(&self) -> G1Affine {
         if self.is_identity() {
             return G1Affine::IDENTITY;

@@ -221,3 +221,11 @@ fn subgroup_check_rejects_points_outside_g1() {
     let cleared = p.mul(&[h as u64, (h >> 64) as u64]).to_affine();
     assert!(cleared.is_in_subgroup() && cleared.mul(&Fr::MODULUS).is_identity());
 }
+
+#[test]
+fn batch_to_affine_matches_one_by_one() {
+    let g = G1Jacobian::from(GENERATOR);
+    let pts = vec![g.double(), G1Jacobian::IDENTITY, g.double().add_affine(&GENERATOR), g, G1Jacobian::IDENTITY];
+    let one_by_one: Vec<G1Affine> = pts.iter().map(|p| p.to_affine()).collect();
+    assert_eq!(G1Jacobian::batch_to_affine(&pts), one_by_one);
+}
