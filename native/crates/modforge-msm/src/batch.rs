@@ -34,6 +34,7 @@ pub struct BatchStats {
     pub batches: u64,
     pub queued: u64,
     pub fallback: u64,
+    pub direct: u64,
 }
 
 impl BatchBuckets {
@@ -67,6 +68,15 @@ impl BatchBuckets {
             self.busy.fill(0);
             self.epoch = 1;
         }
+    }
+
+    /// bucket[b] += p straight into the XYZZ buckets: for windows with too few reachable buckets
+    /// to fill a batch without conflicts (the top window).
+    #[inline(always)]
+    pub fn add_direct(&mut self, b: usize, p: &G1Affine) {
+        self.fallback[b] = self.fallback[b].add_affine(p);
+        self.used_fallback = true;
+        self.stats.direct += 1;
     }
 
     fn to_fallback(&mut self, b: usize, p: &G1Affine) {

@@ -4,9 +4,9 @@
 //! a and b, then the n scalars; point i is [(a + i b) mod r] G, computed as a running sum and
 //! normalised with one inversion.  python/modforge/zk/msm_api.py generates the same instance.
 //!
-//! Raw encoding: a point is x || y, 48 bytes each, big-endian, the top two bits of the first byte
-//! reserved for flags (0b01 = infinity, gnark-crypto's `mUncompressedInfinity`); a scalar is 32
-//! bytes big-endian.
+//! Raw encoding: a point is x || y, 48 bytes each, big-endian, the top three bits of the first
+//! byte reserved for flags (0b000 uncompressed, 0b010 infinity: gnark-crypto's `mUncompressed` and
+//! `mUncompressedInfinity`); a scalar is 32 bytes big-endian.
 
 use modforge_bls12_377::{Fq, Fr, G1Affine, G1Jacobian, GENERATOR};
 
@@ -102,8 +102,8 @@ pub fn decode_points(bytes: &[u8], check_curve: bool) -> Result<Vec<G1Affine>, S
     }
     let mut out = Vec::with_capacity(bytes.len() / RAW_POINT);
     for (i, chunk) in bytes.chunks(RAW_POINT).enumerate() {
-        let flags = chunk[0] >> 6;
-        if flags == 0b01 {
+        let flags = chunk[0] >> 5;
+        if flags == 0b010 {
             out.push(G1Affine::IDENTITY);
             continue;
         }

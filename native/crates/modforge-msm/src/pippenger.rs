@@ -108,15 +108,20 @@ pub fn msm_with_stats(points: &[G1Affine], scalars: &[[u64; 4]], cfg: &MsmConfig
             }
             buckets.reset();
             let row = &digits[w * n..(w + 1) * n];
+            // scalars below r < 2^253 reach only the low buckets of the top windows: too few for
+            // conflict-free batches, so those windows accumulate in XYZZ directly
+            let reachable = reachable_buckets(c, w);
+            let direct = reachable < 4 * batch;
             for (d, p) in row.iter().zip(points) {
                 if *d == 0 || p.infinity {
                     continue;
                 }
                 let b = (*d >> 1) as usize - 1;
-                if *d & 1 == 1 {
-                    buckets.add(b, &p.neg());
+                let q = if *d & 1 == 1 { p.neg() } else { *p };
+                if direct {
+                    buckets.add_direct(b, &q);
                 } else {
-                    buckets.add(b, p);
+                    buckets.add(b, &q);
                 }
             }
             buckets.finish();
@@ -128,6 +133,7 @@ pub fn msm_with_stats(points: &[G1Affine], scalars: &[[u64; 4]], cfg: &MsmConfig
         t.batches += buckets.stats.batches;
         t.queued += buckets.stats.queued;
         t.fallback += buckets.stats.fallback;
+        t.direct += buckets.stats.direct;
     };
     if threads <= 1 {
         worker();
@@ -149,6 +155,18 @@ pub fn msm_with_stats(points: &[G1Affine], scalars: &[[u64; 4]], cfg: &MsmConfig
         acc = acc.add(&sums[w]);
     }
     (acc.to_jacobian(), stats)
+}
+
+/// How many buckets window w can reach for scalars below 2^253: the digit magnitude is at most
+/// the window's value plus a carry, and at most 2^(c-1).
+pub fn reachable_buckets(c: usize, w: usize) -> usize {
+    let offset = w * c;
+    let top_bits = 253usize.saturating_sub(offset);
+    if top_bits >= c {
+        1 << (c - 1)
+    } else {
+        ((1usize << top_bits) + 1).min(1 << (c - 1))
+    }
 }
 
 /// Window-major digit table (digits[w * n + i]), filled by `threads` threads over point ranges.

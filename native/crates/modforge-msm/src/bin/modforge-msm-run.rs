@@ -57,7 +57,7 @@ fn main() {
                 println!("y {:?}", a.y);
             }
             println!(
-                "stats window={} windows={} threads={} batched={} batches={} queued={} fallback={} adx={}",
+                "stats window={} windows={} threads={} batched={} batches={} queued={} fallback={} direct={} adx={}",
                 stats.window,
                 stats.windows,
                 stats.threads,
@@ -65,6 +65,7 @@ fn main() {
                 stats.batch.batches,
                 stats.batch.queued,
                 stats.batch.fallback,
+                stats.batch.direct,
                 modforge_bls12_377::arith::uses_adx()
             );
         }
