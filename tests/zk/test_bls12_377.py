@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
+
 from modforge.zk import bls12_377 as g
 from modforge.zk.edwards import EDWARDS, EdwardsForm, NoEdwardsImage
 
