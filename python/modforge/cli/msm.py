@@ -98,7 +98,14 @@ def msm(ctx: click.Context, points_path: str | None, scalars_path: str | None, f
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def model_cmd(log_n: int, latency: int, fifo_depth: int, windows: int, seed: int, as_json: bool) -> None:
     """The seed's bucket controller, cycle by cycle, beside the seed's published figures."""
-    from ..zk.msm_controller import SEED_RESULTS, ControllerParams, digit_rows, ideal_cycles, random_scalars, simulate
+    from ..zk.msm_controller import (
+        SEED_RESULTS,
+        ControllerParams,
+        digit_rows,
+        ideal_cycles,
+        random_scalars,
+        simulate,
+    )
     from ..zk.msm_model import MsmParams
 
     if not 0 <= log_n <= 26:
