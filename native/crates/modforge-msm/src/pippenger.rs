@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use modforge_bls12_377::{Fr, G1Affine, G1Jacobian, G1Xyzz};
 
 use crate::batch::{BatchBuckets, BatchStats};
-use crate::digits::{encode_scalar, window_count, MAX_WINDOW};
+use crate::digits::{bucket_and_sign, encode_scalar, window_count, MAX_WINDOW};
 
 /// Field multiplications per operation, the unit of the cost model (a squaring counts as one).
 pub mod costs {
@@ -116,8 +116,8 @@ pub fn msm_with_stats(points: &[G1Affine], scalars: &[[u64; 4]], cfg: &MsmConfig
                 if *d == 0 || p.infinity {
                     continue;
                 }
-                let b = (*d >> 1) as usize - 1;
-                let q = if *d & 1 == 1 { p.neg() } else { *p };
+                let (b, negative) = bucket_and_sign(*d);
+                let q = if negative { p.neg() } else { *p };
                 if direct {
                     buckets.add_direct(b, &q);
                 } else {

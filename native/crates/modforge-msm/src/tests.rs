@@ -74,7 +74,7 @@ fn digits_reconstruct_the_scalar() {
 
 fn check(points: &[G1Affine], scalars: &[[u64; 4]], what: &str) {
     let expect = naive_msm(points, scalars).to_affine();
-    for c in [2usize, 5, 8, 11, 15] {
+    for c in [2usize, 5, 8, 11, 15, 16] {
         for (batch, threads) in [(None, 1), (Some(1), 1), (Some(3), 2), (None, 3)] {
             let cfg = MsmConfig { threads, window: Some(c), batch_size: batch };
             let (got, _) = msm_with_stats(points, scalars, &cfg);

@@ -40,7 +40,9 @@ fn main() {
             let threads: usize = arg(&args, 4, "THREADS");
             let repeats: usize = arg(&args, 5, "REPEATS");
             let window = args.get(6).map(|s| s.parse().unwrap_or_else(|_| die("bad WINDOW")));
-            let cfg = MsmConfig { threads, window, batch_size: None };
+            // MODFORGE_MSM_BATCH: override the batch size (for tuning runs)
+            let batch_size = std::env::var("MODFORGE_MSM_BATCH").ok().and_then(|v| v.parse().ok());
+            let cfg = MsmConfig { threads, window, batch_size };
             let mut last = None;
             for _ in 0..repeats.max(1) {
                 let t = Instant::now();
