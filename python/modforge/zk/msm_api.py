@@ -96,8 +96,9 @@ def msm(
 
         pts = b"".join(encode_gnark_point(p) for p in points)
         scs = b"".join(s.to_bytes(32, "big") for s in reduced)
-        x, y = native.msm_bls12_377(pts, scs, threads or 0)
-        return None if x is None else (x, y)
+        # the binding takes gnark raw bytes and returns None or the affine (x, y) as hex strings
+        result = native.msm_bls12_377(pts, scs, threads or 0)
+        return None if result is None else (int(result[0], 16), int(result[1], 16))
     layout = SEED_LAYOUT if backend == "seed" else model_layout(len(points))
     return model_msm(points, reduced, layout)[0]
 
