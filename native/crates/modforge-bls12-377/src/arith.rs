@@ -66,27 +66,34 @@ pub const fn add_words<const N: usize>(a: &[u64; N], b: &[u64; N]) -> ([u64; N],
     (out, carry)
 }
 
-/// (a + b) mod m for a, b < m < 2^(64N - 1).
+/// (a + b) mod m for a, b < m < 2^(64N - 1).  Branch-free: the choice between a + b and a + b - m
+/// is a mask, since it is a coin flip that a branch predictor would miss half the time.
 #[inline(always)]
 pub const fn add_mod<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
     let (s, _) = add_words(a, b);
     let (d, borrow) = sub_words(&s, m);
-    if borrow == 0 {
-        d
-    } else {
-        s
+    let keep_sum = 0u64.wrapping_sub(borrow); // all ones when a + b < m
+    let mut out = [0u64; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = (s[i] & keep_sum) | (d[i] & !keep_sum);
+        i += 1;
     }
+    out
 }
 
-/// (a - b) mod m for a, b < m.
+/// (a - b) mod m for a, b < m; branch-free (adds m masked by the borrow).
 #[inline(always)]
 pub const fn sub_mod<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
     let (d, borrow) = sub_words(a, b);
-    if borrow == 0 {
-        d
-    } else {
-        add_words(&d, m).0
+    let mask = 0u64.wrapping_sub(borrow);
+    let mut masked = [0u64; N];
+    let mut i = 0;
+    while i < N {
+        masked[i] = m[i] & mask;
+        i += 1;
     }
+    add_words(&d, &masked).0
 }
 
 /// -m^-1 mod 2^64 by Newton's iteration (each step doubles the correct low bits).
@@ -160,11 +167,14 @@ pub const fn mont_mul_portable<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[
         i += 1;
     }
     let (d, borrow) = sub_words(&t, m);
-    if borrow == 0 {
-        d
-    } else {
-        t
+    let keep_t = 0u64.wrapping_sub(borrow);
+    let mut out = [0u64; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = (t[k] & keep_t) | (d[k] & !keep_t);
+        k += 1;
     }
+    out
 }
 
 #[cfg(target_arch = "x86_64")]
