@@ -60,14 +60,19 @@ impl G1Affine {
     }
 
     /// G1 membership for a point on the curve: phi(P) == [-x^2] P (Scott 2021), two 64-bit
-    /// multiplications instead of one by r.
+    /// multiplications instead of one by r, compared in Jacobian coordinates (no inversion).
     pub fn is_in_subgroup(&self) -> bool {
         if self.infinity {
             return true;
         }
-        let x2p = G1Jacobian::from(*self).mul_u64(BLS_X).mul_u64(BLS_X).to_affine();
-        let phi = G1Affine::new(BETA.mul(&self.x), self.y);
-        x2p.neg() == phi
+        let x2p = G1Jacobian::from(*self).mul_u64(BLS_X).mul_u64(BLS_X);
+        if x2p.is_identity() {
+            return false;
+        }
+        // (beta x, y) == -(X/Z^2, Y/Z^3)
+        let z2 = x2p.z.square();
+        let z3 = z2.mul(&x2p.z);
+        x2p.x == BETA.mul(&self.x).mul(&z2) && x2p.y.neg() == self.y.mul(&z3)
     }
 
     /// [k] self for k given as little-endian words (variable time: public scalars only).
