@@ -41,7 +41,13 @@ class _RichProgress:
 def _run_vdf(bits_text: str, repeats: int, seconds: float, as_json: bool, markdown: bool, build: bool,
              anchors: bool, pin: bool, clock: str) -> None:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     from ..bench import anchors as anchors_mod
     from ..bench import report
@@ -315,4 +321,71 @@ def ntt(log_n_text: str, columns_text: str, threads_text: str, seed: int, as_jso
     if doc["failures"]:
         for failure in doc["failures"]:
             click.echo(f"modforge: error: cross-check failed: {failure}", err=True)
+
+
+def _log_n_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise ParameterError("--log-n", f"{text!r} is not a comma-separated list of integers") from None
+    if not values or any(not 0 <= v <= 26 for v in values):
+        raise ParameterError("--log-n", "each size must be between 0 and 26")
+    return values
+
+
+def _threads_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise ParameterError("--threads", f"{text!r} is not a comma-separated list of integers") from None
+    if not values or any(v < 1 for v in values):
+        raise ParameterError("--threads", "thread counts must be at least 1")
+    return values
+
+
+@bench.command()
+@click.option("--log-n", "log_n_text", default="16,20", show_default=True, metavar="K[,K...]",
+              help="Sizes as powers of two (2^12 to 2^22 are the documented range).")
+@click.option("--threads", "threads_text", default="1,2", show_default=True, metavar="T[,T...]",
+              help="Thread counts.")
+@click.option("--repeats", type=INTEGER, default=3, show_default=True, help="Round-robin rounds per cell.")
+@click.option("--seed", type=INTEGER, default=1, show_default=True, help="Seed of the random instance.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
+@click.option("--markdown", is_flag=True, help="Print the Markdown table used in docs/benchmarks.md.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write time against size (PNG).")
+@click.option("--build/--no-build", default=True, show_default=True, help="Build missing anchors (else skip them).")
+def msm(log_n_text: str, threads_text: str, repeats: int, seed: int, as_json: bool, markdown: bool,
+        plot_path: str | None, build: bool) -> None:
+    """MSM over BLS12-377 G1: ours beside gnark-crypto and arkworks, same instance, results cross-checked."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from ..bench.anchors import AnchorEnv, AnchorUnavailable
+    from ..bench.msm import format_table, plot, run_bench, to_markdown
+
+    log_ns, thread_counts = _log_n_list(log_n_text), _threads_list(threads_text)
+    if repeats < 1:
+        raise ParameterError("--repeats", "must be at least 1")
+    err = Console(stderr=True, highlight=False)
+    env = AnchorEnv.from_environ(build=build)
+    try:
+        with Progress(console=err, transient=True) as progress:
+            task = progress.add_task("msm", total=len(log_ns) * len(thread_counts) * repeats * 3)
+            doc = run_bench(log_ns, thread_counts, repeats, seed, env,
+                            notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"),
+                            step=lambda what: progress.update(task, advance=1, description=what))
+    except AnchorUnavailable as exc:
+        raise ParameterError("bench msm", exc.why) from None
+    if plot_path:
+        plot(doc, plot_path)
+    if as_json:
+        import json
+
+        click.echo(json.dumps(doc, indent=1))
+    elif markdown:
+        click.echo(to_markdown(doc))
+    else:
+        click.echo(format_table(doc))
+    if doc["mismatches"]:
+        err.print(f"[red]bench:[/red] results disagree: {doc['mismatches']}")
         sys.exit(EXIT_CHECK_FAILED)

@@ -13,6 +13,8 @@
 mod python;
 #[cfg(feature = "python")]
 mod zk_ntt;
+#[cfg(feature = "python")]
+mod zk_msm;
 
 // The emulated IFMA is for tests: a Python extension built with it would
 // offer a slow `ifma` on CPUs without IFMA.

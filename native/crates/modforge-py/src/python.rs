@@ -757,6 +757,7 @@ mod native_module {
         // Whether this is an optimised build (a debug build calls the SIMD intrinsics as functions).
         module.add("RELEASE_BUILD", !cfg!(debug_assertions))?;
         crate::zk_ntt::register(module)?;
+        crate::zk_msm::register(module)?;
         Ok(())
     }
 }

@@ -1,0 +1,76 @@
+//! The engine as a program (for the benchmark and for the Python tests before the binding exists).
+//!
+//!   modforge-msm-run gen N SEED POINTS SCALARS     write the reproducible instance, raw encoding
+//!   modforge-msm-run run POINTS SCALARS THREADS REPEATS [WINDOW]
+//!       prints `ms T` per repeat, then `x 0x..`, `y 0x..` (or `infinity`) and the run's statistics
+
+use std::process::exit;
+use std::time::Instant;
+
+use modforge_msm::instance::{decode_points, decode_scalars, encode_points, encode_scalars, random_instance};
+use modforge_msm::{msm_with_stats, reduce_scalar, MsmConfig};
+
+fn die(msg: &str) -> ! {
+    eprintln!("modforge-msm-run: {msg}");
+    exit(2)
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], k: usize, what: &str) -> T {
+    args.get(k).and_then(|s| s.parse().ok()).unwrap_or_else(|| die(&format!("bad or missing {what}")))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("gen") => {
+            let n: usize = arg(&args, 2, "N");
+            let seed: u64 = arg(&args, 3, "SEED");
+            let (points, scalars) = random_instance(n, seed);
+            std::fs::write(&args[4], encode_points(&points)).unwrap_or_else(|e| die(&e.to_string()));
+            std::fs::write(&args[5], encode_scalars(&scalars)).unwrap_or_else(|e| die(&e.to_string()));
+        }
+        Some("run") => {
+            let pts = std::fs::read(&args[2]).unwrap_or_else(|e| die(&e.to_string()));
+            let scs = std::fs::read(&args[3]).unwrap_or_else(|e| die(&e.to_string()));
+            let points = decode_points(&pts, true).unwrap_or_else(|e| die(&e));
+            let scalars: Vec<[u64; 4]> = decode_scalars(&scs).unwrap_or_else(|e| die(&e)).iter().map(reduce_scalar).collect();
+            if points.len() != scalars.len() {
+                die("as many points as scalars");
+            }
+            let threads: usize = arg(&args, 4, "THREADS");
+            let repeats: usize = arg(&args, 5, "REPEATS");
+            let window = args.get(6).map(|s| s.parse().unwrap_or_else(|_| die("bad WINDOW")));
+            // MODFORGE_MSM_BATCH: override the batch size (for tuning runs)
+            let batch_size = std::env::var("MODFORGE_MSM_BATCH").ok().and_then(|v| v.parse().ok());
+            let cfg = MsmConfig { threads, window, batch_size };
+            let mut last = None;
+            for _ in 0..repeats.max(1) {
+                let t = Instant::now();
+                let (r, stats) = msm_with_stats(&points, &scalars, &cfg);
+                println!("ms {:.3}", t.elapsed().as_secs_f64() * 1e3);
+                last = Some((r, stats));
+            }
+            let (r, stats) = last.unwrap();
+            let a = r.to_affine();
+            if a.infinity {
+                println!("infinity");
+            } else {
+                println!("x {:?}", a.x);
+                println!("y {:?}", a.y);
+            }
+            println!(
+                "stats window={} windows={} threads={} batched={} batches={} queued={} fallback={} direct={} adx={}",
+                stats.window,
+                stats.windows,
+                stats.threads,
+                stats.batch.batched,
+                stats.batch.batches,
+                stats.batch.queued,
+                stats.batch.fallback,
+                stats.batch.direct,
+                modforge_bls12_377::arith::uses_adx()
+            );
+        }
+        _ => die("usage: modforge-msm-run gen N SEED POINTS SCALARS | run POINTS SCALARS THREADS REPEATS [WINDOW]"),
+    }
+}

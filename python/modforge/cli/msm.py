@@ -1,0 +1,148 @@
+"""``modforge msm``: multi-scalar multiplication over BLS12-377 G1 (see docs/zk-msm.md).
+
+  modforge msm --points FILE --scalars FILE [--format ark|gnark] [--threads T] [--json] [--out FILE]
+  modforge msm --random N --seed S [--json]
+  modforge msm model --log-n K [--latency L] [--fifo-depth D] [--json]
+
+Exit codes: 0 success, 2 bad usage or bad input (a malformed file: one line naming the file, the
+index and the reason).  JSON output writes big integers as 0x-prefixed lowercase hex.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import click
+
+from ..arith.base import ParameterError
+from .main import INTEGER, ErrorExitGroup
+
+
+class MsmGroup(ErrorExitGroup):
+    """Bad input exits 2 (MsmFileError is a ParameterError)."""
+
+
+def _dump(doc: dict[str, Any]) -> None:
+    click.echo(json.dumps(doc, indent=1))
+
+
+def _hex(v: int) -> str:
+    return f"{v:#x}"
+
+
+@click.group(cls=MsmGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--points", "points_path", type=click.Path(dir_okay=False), help="Points file.")
+@click.option("--scalars", "scalars_path", type=click.Path(dir_okay=False), help="Scalars file.")
+@click.option("--format", "fmt", type=click.Choice(["ark", "gnark"]), default="ark", show_default=True,
+              help="File encoding: arkworks canonical (a Vec) or gnark-crypto raw.")
+@click.option("--random", "random_n", type=INTEGER, default=None, metavar="N",
+              help="Instead of files: the reproducible random instance of N points.")
+@click.option("--seed", type=INTEGER, default=0, show_default=True, help="With --random: the instance's seed.")
+@click.option("--threads", type=INTEGER, default=None, help="Worker threads (default: every core).")
+@click.option("--backend", type=click.Choice(["auto", "native", "model", "seed"]), default="auto",
+              show_default=True, help="native engine, the Python model, or the model with the seed's layout.")
+@click.option("--trusted", is_flag=True, help="Skip the subgroup check of the points (they are known good).")
+@click.option("--reduce", "reduce_scalars", is_flag=True, help="Accept scalars >= r, taking them mod r.")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False),
+              help="Also write the result point in --format (written atomically).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def msm(ctx: click.Context, points_path: str | None, scalars_path: str | None, fmt: str, random_n: int | None,
+        seed: int, threads: int | None, backend: str, trusted: bool, reduce_scalars: bool, out_path: str | None,
+        as_json: bool) -> None:
+    """Multi-scalar multiplication sum s_i P_i over BLS12-377 G1."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from ..fileio import atomic_write
+    from ..zk import msm_api, msm_files
+
+    if random_n is not None:
+        if points_path or scalars_path:
+            raise ParameterError("--random", "give either --random N or --points and --scalars, not both")
+        points, scalars = msm_api.random_instance(random_n, seed)
+        trusted = True  # generated as multiples of the generator
+    else:
+        if not points_path or not scalars_path:
+            raise ParameterError("--points/--scalars", "both files are needed (or --random N)")
+        points = msm_files.read_points(points_path, fmt, trusted=trusted)
+        scalars = msm_files.read_scalars(scalars_path, fmt, reduce=reduce_scalars)
+        if len(points) != len(scalars):
+            raise ParameterError(scalars_path, f"{len(scalars)} scalars for {len(points)} points in {points_path}")
+    start = time.perf_counter()
+    result = msm_api.msm(points, scalars, threads=threads, backend=backend, trusted=True, reduce=reduce_scalars)
+    seconds = time.perf_counter() - start
+    if out_path:
+        atomic_write(out_path, msm_files.encode_result(result, fmt))
+    if as_json:
+        doc: dict[str, Any] = {"n": len(points), "seconds": round(seconds, 6), "backend": backend}
+        if result is None:
+            doc.update({"infinity": True, "x": None, "y": None})
+        else:
+            doc.update({"infinity": False, "x": _hex(result[0]), "y": _hex(result[1])})
+        _dump(doc)
+    elif result is None:
+        click.echo("infinity")
+    else:
+        click.echo(f"x {_hex(result[0])}")
+        click.echo(f"y {_hex(result[1])}")
+
+
+@msm.command("model")
+@click.option("--log-n", "log_n", type=INTEGER, required=True, help="Run 2^K random scalars through the model.")
+@click.option("--latency", type=INTEGER, default=238, show_default=True, help="Adder pipeline stages.")
+@click.option("--fifo-depth", type=INTEGER, default=4, show_default=True, help="Stall FIFO entries per window.")
+@click.option("--windows", type=INTEGER, default=20, show_default=True, help="Signed-digit windows over 253 bits.")
+@click.option("--seed", type=INTEGER, default=0, show_default=True, help="Seed of the random scalars.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def model_cmd(log_n: int, latency: int, fifo_depth: int, windows: int, seed: int, as_json: bool) -> None:
+    """The seed's bucket controller, cycle by cycle, beside the seed's published figures."""
+    from ..zk.msm_controller import (
+        SEED_RESULTS,
+        ControllerParams,
+        digit_rows,
+        ideal_cycles,
+        random_scalars,
+        simulate,
+    )
+    from ..zk.msm_model import MsmParams
+
+    if not 0 <= log_n <= 26:
+        raise ParameterError("--log-n", "must be between 0 and 26")
+    try:
+        layout = MsmParams(windows=windows)
+        layout.top_digit_bound  # noqa: B018 - refuses a layout that cannot hold the top digit
+        params = ControllerParams(msm=layout, adder_latency=latency, fifo_depth=fifo_depth)
+    except ValueError as exc:
+        raise ParameterError("--windows/--latency/--fifo-depth", str(exc)) from None
+    n = 1 << log_n
+    report = simulate(params, digit_rows(layout, random_scalars(n, seed, layout)))
+    ideal = ideal_cycles(params, n)
+    seed_row = SEED_RESULTS.get(log_n)
+    doc: dict[str, Any] = {
+        "n": n, "windows": list(layout.widths), "adder_latency": latency, "fifo_depth": fifo_depth,
+        "clock_hz": params.clock_hz, "cycles": report.cycles, "ideal_cycles": ideal, "issued": report.issued,
+        "bubbles": report.bubbles, "stalls": report.stalls, "drain_cycles": report.drain_cycles,
+        "max_fifo": report.max_fifo, "utilisation": round(report.utilisation, 6),
+        "fpga_seconds": round(report.seconds(params), 6),
+        "seed_seconds": None if seed_row is None else {"four_rounds": seed_row[0], "masked_round": seed_row[1],
+                                                         "unmasked_round": seed_row[2]},
+    }
+    if as_json:
+        _dump(doc)
+        return
+    click.echo(f"points            2^{log_n} = {n}")
+    click.echo(f"windows           {len(layout.widths)} ({', '.join(map(str, layout.widths))} bits)")
+    click.echo(f"adder             {latency} stages at {params.clock_hz / 1e6:g} MHz, FIFO depth {fifo_depth}")
+    click.echo(f"cycles            {report.cycles} (ideal {ideal}: one slot per point and window + drain)")
+    click.echo(f"issued additions  {report.issued}")
+    click.echo(f"bubbles           {report.bubbles}   stalls (points parked) {report.stalls}   "
+               f"largest FIFO {report.max_fifo}")
+    click.echo(f"utilisation       {report.utilisation:.4%}")
+    click.echo(f"bucket time       {report.seconds(params):.4f} s at the clock")
+    if seed_row is not None:
+        click.echo(f"seed (measured)   {seed_row[1]:.3f} s per round masked, {seed_row[2]:.3f} s unmasked "
+                   f"(host work included)")
+    else:
+        click.echo("seed (measured)   no published figure at this size (the seed lists 2^22 to 2^26)")
