@@ -95,6 +95,7 @@ bench: setup
 	$(BIN)/modforge bench vdf
 	$(BIN)/modforge bench rsa
 	$(BIN)/modforge bench ntt
+	$(BIN)/modforge bench msm
 
 # Not in CI: 1024-bit designs verilate in minutes and synthesise hierarchically for about an hour.
 bench-hw: setup
