@@ -27,12 +27,14 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .anchors import (
     AnchorEnv,
+    AnchorProgram,
     AnchorUnavailable,
+    _digest,
     _locked,
     _run_logged,
     cpu_identity,
@@ -46,14 +48,6 @@ ARK = "arkworks"
 GNARK_MODULE = "github.com/consensys/gnark-crypto"
 
 
-@dataclass(frozen=True)
-class MsmProgram:
-    name: str
-    argv: tuple[str, ...]
-    detail: str
-    build: dict = field(default_factory=dict)
-
-
 def _tree_digest(*roots: Path) -> str:
     h = hashlib.sha256()
     for root in roots:
@@ -63,10 +57,6 @@ def _tree_digest(*roots: Path) -> str:
             h.update(str(path.relative_to(root)).encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
-
-
-def _key(*parts: object) -> str:
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
 
 def _version(argv: list[str]) -> str:
@@ -87,7 +77,7 @@ def _copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
 
 
-def build_ours(env: AnchorEnv, notice: Notice) -> MsmProgram:
+def build_ours(env: AnchorEnv, notice: Notice) -> AnchorProgram:
     crates = native_source_dir()
     if crates is None:
         raise AnchorUnavailable(OURS, "native/crates/modforge-msm is not here (run from a source checkout)")
@@ -95,7 +85,7 @@ def build_ours(env: AnchorEnv, notice: Notice) -> MsmProgram:
     if cargo is None:
         raise AnchorUnavailable(OURS, f"{env.cargo!r} not found")
     rustc = _version(["rustc", "--version"])
-    key = _key(_tree_digest(crates / "modforge-msm", crates / "modforge-bls12-377"), rustc, cpu_identity())
+    key = _digest(_tree_digest(crates / "modforge-msm", crates / "modforge-bls12-377"), rustc, cpu_identity())
     out = env.cache_dir / f"msm-ours-{key}"
     exe = out / "target" / "release" / "modforge-msm-run"
     with _locked(env.cache_dir / "msm-ours.lock"):
@@ -109,16 +99,16 @@ def build_ours(env: AnchorEnv, notice: Notice) -> MsmProgram:
                              env={**os.environ, "CARGO_TARGET_DIR": str(out / "target")})
             if not ok or not exe.is_file():
                 raise AnchorUnavailable(OURS, f"cargo build failed (log: {out / 'build.log'})")
-    return MsmProgram(OURS, (str(exe), "run"), f"modforge-msm ({rustc})", {"key": key, "rustc": rustc})
+    return AnchorProgram(OURS, (str(exe), "run"), f"modforge-msm ({rustc})", {"key": key, "rustc": rustc})
 
 
-def build_gnark(env: AnchorEnv, notice: Notice) -> MsmProgram:
+def build_gnark(env: AnchorEnv, notice: Notice) -> AnchorProgram:
     go = shutil.which("go")
     if go is None:
         raise AnchorUnavailable(GNARK, "no Go toolchain (`go` not on PATH)")
     src = env.sources_dir / "msm" / "gnark"
     go_version = _version([go, "version"])
-    key = _key(_tree_digest(src), go_version, cpu_identity())
+    key = _digest(_tree_digest(src), go_version, cpu_identity())
     out = env.cache_dir / f"msm-gnark-{key}"
     exe = out / "msm-gnark"
     with _locked(env.cache_dir / "msm-gnark.lock"):
@@ -138,17 +128,17 @@ def build_gnark(env: AnchorEnv, notice: Notice) -> MsmProgram:
                                  text=True, timeout=60, check=False).stdout.strip() or "?"
     except (OSError, subprocess.TimeoutExpired):
         version = "?"
-    return MsmProgram(GNARK, (str(exe),), f"gnark-crypto {version} G1Jac.MultiExp ({go_version})",
+    return AnchorProgram(GNARK, (str(exe),), f"gnark-crypto {version} G1Jac.MultiExp ({go_version})",
                       {"key": key, "version": version})
 
 
-def build_ark(env: AnchorEnv, notice: Notice) -> MsmProgram:
+def build_ark(env: AnchorEnv, notice: Notice) -> AnchorProgram:
     cargo = shutil.which(env.cargo)
     if cargo is None:
         raise AnchorUnavailable(ARK, f"{env.cargo!r} not found")
     src = env.sources_dir / "msm" / "ark"
     rustc = _version(["rustc", "--version"])
-    key = _key(_tree_digest(src), rustc, cpu_identity())
+    key = _digest(_tree_digest(src), rustc, cpu_identity())
     out = env.cache_dir / f"msm-ark-{key}"
     exe = out / "target" / "release" / "msm-ark"
     with _locked(env.cache_dir / "msm-ark.lock"):
@@ -166,12 +156,12 @@ def build_ark(env: AnchorEnv, notice: Notice) -> MsmProgram:
     if lock.is_file():
         m = re.search(r'name = "ark-ec"\nversion = "([^"]+)"', lock.read_text())
         version = m.group(1) if m else "?"
-    return MsmProgram(ARK, (str(exe),), f"arkworks ark-ec {version} VariableBaseMSM::msm (parallel, asm)",
+    return AnchorProgram(ARK, (str(exe),), f"arkworks ark-ec {version} VariableBaseMSM::msm (parallel, asm)",
                       {"key": key, "version": version})
 
 
 def collect(env: AnchorEnv, notice: Notice, which: Sequence[str] = (OURS, GNARK, ARK)
-            ) -> tuple[list[MsmProgram], list[AnchorUnavailable]]:
+            ) -> tuple[list[AnchorProgram], list[AnchorUnavailable]]:
     builders = {OURS: build_ours, GNARK: build_gnark, ARK: build_ark}
     programs, skipped = [], []
     for name in which:
@@ -193,7 +183,7 @@ class ProgramFailed(RuntimeError):
     pass
 
 
-def run_program(prog: MsmProgram, points: Path, scalars: Path, threads: int, repeats: int,
+def run_program(prog: AnchorProgram, points: Path, scalars: Path, threads: int, repeats: int,
                 extra: Sequence[str] = ()) -> RunResult:
     argv = [*prog.argv, str(points), str(scalars), str(threads), str(repeats), *extra]
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
@@ -212,7 +202,7 @@ def run_program(prog: MsmProgram, points: Path, scalars: Path, threads: int, rep
     return RunResult(times, result)
 
 
-def generate(ours: MsmProgram, n: int, seed: int, directory: Path) -> tuple[Path, Path]:
+def generate(ours: AnchorProgram, n: int, seed: int, directory: Path) -> tuple[Path, Path]:
     points, scalars = directory / f"points-{n}-{seed}.bin", directory / f"scalars-{n}-{seed}.bin"
     if not points.is_file():
         subprocess.run([ours.argv[0], "gen", str(n), str(seed), str(points), str(scalars)], check=True)
