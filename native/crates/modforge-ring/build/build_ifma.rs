@@ -19,6 +19,7 @@ use std::path::PathBuf;
 
 mod build_adx;
 mod build_avx512f;
+mod build_fma;
 
 const MIN_L: usize = 7;
 const MAX_L: usize = 84;
@@ -488,6 +489,7 @@ const MUL_PASS_BLOCKS: usize = 8;
 fn main() {
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-changed=src/fold32_shape.rs");
+    println!("cargo:rerun-if-changed=src/fma_layout.rs");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("ifma_gen.rs");
     // The kernels' target features: without IFMA when its two instructions are
     // emulated (test builds, `src/ifma_emulated.rs`), so that none is emitted.
@@ -621,4 +623,6 @@ fn main() {
     std::fs::write(adx, build_adx::generate()).unwrap();
     let avx512f = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("avx512f_gen.rs");
     std::fs::write(avx512f, build_avx512f::generate()).unwrap();
+    let fma = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("fma_gen.rs");
+    std::fs::write(fma, build_fma::generate()).unwrap();
 }

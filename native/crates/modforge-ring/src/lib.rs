@@ -11,7 +11,9 @@
 //!   twin of the IFMA kernel).
 //! * [`fold32`], [`fold32_shape`]: the same fold in radix 2^26-2^28 with 32-bit
 //!   digit products (plan, bounds, the portable twin of the AVX-512F kernel).
-//! * `adx`, `ifma`, `ifma_mont`, `avx512f` (x86-64): the fast backends;
+//! * `adx`, `ifma`, `ifma_mont`, `avx512f`, `fma` (x86-64): the fast
+//!   backends (`fma`: the radix-2^50 fold with FP64 fused multiply-adds, for
+//!   CPUs without AVX-512; scratch layout in `fma_layout`);
 //!   `ifma_emulated` (test builds with the `ifma-emulated` feature): IFMA's two
 //!   instructions in software, so the IFMA kernels' tests run without IFMA.
 //! * [`dispatch`]: the one place that checks CPU features and builds kernels.
@@ -52,6 +54,10 @@ pub mod single;
 pub mod adx;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512f;
+#[cfg(target_arch = "x86_64")]
+pub mod fma;
+#[cfg(target_arch = "x86_64")]
+pub mod fma_layout;
 #[cfg(target_arch = "x86_64")]
 pub mod ifma;
 #[cfg(target_arch = "x86_64")]

@@ -372,36 +372,103 @@ fn kernels_in_place_and_aliased_operands() {
     }
 }
 
-/// The IFMA kernel and its portable twin produce the same redundant digits
-/// step after step (not just the same residues).
+/// The backends whose loop forms are the radix-2^50 fold's digits
+/// (`ifma`, `fma`) that this CPU runs; prints a SKIPPED line for the others.
+#[cfg(target_arch = "x86_64")]
+fn fold_digit_backends() -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for (name, needs) in [("ifma", "no AVX-512 IFMA"), ("fma", "no AVX2 + FMA")] {
+        if dispatch::supported(name) {
+            out.push(name);
+        } else {
+            skipped(&format!("{name} digits against the fold's twin: {needs}"));
+        }
+    }
+    out
+}
+
+/// The fold backends and their portable twin produce the same redundant
+/// digits step after step (not just the same residues).
 #[test]
 #[cfg(target_arch = "x86_64")]
-fn ifma_digits_match_the_portable_twin() {
-    if !dispatch::supported("ifma") {
-        skipped("no AVX-512 IFMA");
+fn fold_backend_digits_match_the_portable_twin() {
+    for name in fold_digit_backends() {
+        let mut rng = Rng(0x5EED_0005);
+        for bits in [256usize, 300, 511, 1024, 1500, 2048, 2900, 3072, 4000, 4096] {
+            let m = modulus(&mut rng, bits);
+            let twin = FoldPortableKernel::new(&m);
+            let fast = dispatch::build(name, &m).unwrap();
+            let x = limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len());
+            let mut a = twin.enter(&x);
+            let mut b = fast.enter(&x);
+            assert_eq!(a, b);
+            for step in 0..20 {
+                twin.sqr_n_internal(&mut a, 1);
+                fast.sqr_n_internal(&mut b, 1);
+                assert_eq!(a, b, "{name}: {bits} bits, step {step}: digits differ (seed 0x5EED0005)");
+            }
+            let mut a5 = a.clone();
+            let mut b5 = b.clone();
+            twin.sqr_n_internal(&mut a5, 5);
+            fast.sqr_n_internal(&mut b5, 5);
+            assert_eq!(a5, b5, "{name}: {bits} bits: five squarings in one call differ");
+            let y = twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
+            assert_eq!(
+                twin.mul_internal(&a, &y),
+                fast.mul_internal(&b, &y),
+                "{name}: {bits} bits: mul digits differ (seed 0x5EED0005)"
+            );
+        }
+    }
+}
+
+/// The FP64-FMA kernel at every generated digit count, bit for bit against
+/// the portable twin: squarings and products of random loop values and of
+/// the largest one the invariants allow (every digit below K at its (I1)
+/// maximum, digit K filling what (I2) leaves), where the exact split's
+/// bounds are tightest (products near 2^104, column sums near 2^60).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn fma_matches_the_twin_at_every_digit_count_and_extreme_states() {
+    if !dispatch::supported("fma") {
+        skipped("fma at every digit count: no AVX2 + FMA");
         return;
     }
-    let mut rng = Rng(0x5EED_0005);
-    for bits in [256usize, 300, 511, 1024, 1500, 2048, 2900, 3072, 4000, 4096] {
+    let mut rng = Rng(0x5EED_000F);
+    let mut seen = std::collections::BTreeSet::new();
+    for bits in (256usize..=4096).step_by(23).chain([4096]) {
         let m = modulus(&mut rng, bits);
         let twin = FoldPortableKernel::new(&m);
-        let fast = dispatch::build("ifma", &m).unwrap();
-        let x = limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len());
-        let mut a = twin.enter(&x);
-        let mut b = fast.enter(&x);
-        assert_eq!(a, b);
-        for step in 0..20 {
-            twin.sqr_n_internal(&mut a, 1);
-            fast.sqr_n_internal(&mut b, 1);
-            assert_eq!(a, b, "{bits} bits, step {step}: digits differ");
+        let l = FoldPlan::new(&m).l();
+        if !seen.insert(l) {
+            continue;
         }
-        let y = twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
-        assert_eq!(
-            twin.mul_internal(&a, &y),
-            fast.mul_internal(&b, &y),
-            "{bits} bits: mul digits differ"
-        );
+        let fast = dispatch::build("fma", &m).unwrap();
+        let (k, lanes) = (l - 1, l.div_ceil(LANES) * LANES);
+        let max_digit = (1u64 << 50) + (1 << 14) - 1;
+        let limit = BigUint::from(1u32) << (50 * l);
+        let mut extreme = vec![0u64; lanes];
+        extreme[..k].fill(max_digit);
+        let low = big(&fold::from_digits(&extreme, 3 * m.len()));
+        let room = (&limit - 1u32 - &low) >> (50 * k);
+        extreme[k] = room.to_u64_digits().first().copied().unwrap_or(0).min(max_digit);
+        let random = |rng: &mut Rng| twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
+        let operands = [random(&mut rng), random(&mut rng), extreme.clone()];
+        for a in &operands {
+            for b in &operands {
+                assert_eq!(
+                    fast.mul_internal(a, b),
+                    twin.mul_internal(a, b),
+                    "L = {l} ({bits} bits): fma product differs from the twin (seed 0x5EED000F)"
+                );
+            }
+            let (mut s1, mut s2) = (a.clone(), a.clone());
+            fast.sqr_n_internal(&mut s1, 3);
+            twin.sqr_n_internal(&mut s2, 3);
+            assert_eq!(s1, s2, "L = {l} ({bits} bits): fma squarings differ from the twin (seed 0x5EED000F)");
+        }
     }
+    assert_eq!(seen, (7..=84).collect(), "every generated digit count exercised");
 }
 
 /// The generated products (`mul_high_L` / `mul_low_L`) at every digit count
