@@ -67,7 +67,7 @@ fn table_doubles(plan: &FoldPlan) -> Vec<Lane4> {
         let row = plan.row(r);
         for j in 0..k {
             let d = row[j / LANES].0[j % LANES];
-            out[r * nt + j / 4].0[j % 4] = (d as f64).to_bits();
+            out[r * nt + j / 4].0[j % 4] = (d as i64 as f64).to_bits();
         }
     }
     out
@@ -81,7 +81,8 @@ fn fill(s: &mut MaybeUninit<Scratch>, l: usize, x: &[u64], y: Option<&[u64]>) ->
     let nr = l.div_ceil(4);
     assert!(x.len() <= 4 * MAX_NR + 4 && x.len() >= 4 * nr && y.map_or(true, |y| y.len() == x.len()));
     let p = s.as_mut_ptr() as *mut u64;
-    let f = |v: u64| (v as f64).to_bits();
+    // Digits are below 2^52: the signed conversion is exact and branch-free.
+    let f = |v: u64| (v as i64 as f64).to_bits();
     // SAFETY: every index below is inside the scratch (the layout's regions
     // have room for MAX_NR vectors plus their padding; checked above).
     unsafe {
@@ -151,15 +152,18 @@ impl FmaKernel {
         LANES * self.plan.v
     }
 
-    fn finish(&self, scratch: &mut MaybeUninit<Scratch>, out: &mut [u64]) {
-        let p = scratch.as_mut_ptr() as *mut u64;
-        // SAFETY: X was filled by `fill` and written by the kernel only.
-        unsafe {
-            out.copy_from_slice(core::slice::from_raw_parts(p.add(X), out.len()));
-            if self.secret {
-                core::ptr::write_bytes(p, 0, SCRATCH_LANES);
-                core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-            }
+}
+
+/// Copies the digits at `X` of a scratch the kernel ran on to `out`, then
+/// zeroes the scratch if it held secrets (`wipe`).
+fn finish(scratch: &mut MaybeUninit<Scratch>, out: &mut [u64], wipe: bool) {
+    let p = scratch.as_mut_ptr() as *mut u64;
+    // SAFETY: X was filled by `fill` and written by the kernel only.
+    unsafe {
+        out.copy_from_slice(core::slice::from_raw_parts(p.add(X), out.len()));
+        if wipe {
+            core::ptr::write_bytes(p, 0, SCRATCH_LANES);
+            core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
         }
     }
 }
@@ -206,7 +210,51 @@ impl Kernel for FmaKernel {
         // SAFETY: built by dispatch after the AVX2 + FMA check; the scratch
         // has the layout the generated code addresses, the table the plan's.
         unsafe { (self.sqr)(p, self.table.as_ptr() as *const u64, k) };
-        self.finish(&mut scratch, s);
+        finish(&mut scratch, s, self.secret);
+    }
+    /// The RSA kernel's fixed-window loop in one scratch: the accumulator
+    /// stays in the kernel's digits (integers at `X`, doubles at `XD`,
+    /// `DD`, `YQ`) from window to window, and each window's entry is
+    /// selected under a mask and written as doubles straight into `YB`, the
+    /// product's second operand; the generic loop refilled the whole
+    /// scratch twice per window.  Constant time as the generic loop (same
+    /// operations, no branch or address on `e`); the scratch is zeroed at
+    /// the end.
+    fn pow_windows(&self, s: &mut [u64], table: &[u64], e: &[u64], windows: usize, w: usize) {
+        use modforge_ct::{bits_at, ct_select, zeroize};
+        let lanes = self.lanes();
+        let l = self.plan.l();
+        assert!(
+            s.len() == lanes && windows >= 1 && table.len() == lanes << w,
+            "pow_windows: a {lanes}-lane accumulator and a table of 2^w entries"
+        );
+        let tb = self.table.as_ptr() as *const u64;
+        let mut acc = vec![0u64; lanes];
+        ct_select(&mut acc, table, lanes, bits_at(e, (windows - 1) * w, w));
+        let mut sel = vec![0u64; lanes];
+        let mut scratch = MaybeUninit::<Scratch>::uninit();
+        let p = fill(&mut scratch, l, &acc, Some(&sel));
+        for j in (0..windows - 1).rev() {
+            // SAFETY: built by dispatch (or the RSA kernel) after the AVX2 +
+            // FMA check; the scratch was filled for this digit count.
+            unsafe { (self.sqr)(p, tb, w as u64) };
+            let digit = bits_at(e, j * w, w);
+            ct_select(&mut sel, table, lanes, digit);
+            // The deliberate leak of the valgrind check (test builds only).
+            #[cfg(feature = "ct-leak-test")]
+            if digit == 0 {
+                continue;
+            }
+            for (lane, &d) in sel.iter().enumerate().take(4 * l.div_ceil(4)) {
+                // SAFETY: YB has room for 4 ceil(L/4) digits after its padding.
+                unsafe { *p.add(YB + 4 + lane) = (d as i64 as f64).to_bits() };
+            }
+            // SAFETY: as above.
+            unsafe { (self.mul)(p, tb) };
+        }
+        zeroize(&mut acc);
+        zeroize(&mut sel);
+        finish(&mut scratch, s, true);
     }
     fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
         let lanes = self.lanes();
@@ -216,7 +264,7 @@ impl Kernel for FmaKernel {
         // SAFETY: as in sqr_n_internal.
         unsafe { (self.mul)(p, self.table.as_ptr() as *const u64) };
         let mut out = vec![0u64; lanes];
-        self.finish(&mut scratch, &mut out);
+        finish(&mut scratch, &mut out, self.secret);
         out
     }
 }

@@ -50,6 +50,9 @@ fn half_kernels() -> Vec<rsa::HalfKernel> {
     if modforge_ring::dispatch::supported("avx512f") {
         kinds.push(rsa::HalfKernel::Avx512f);
     }
+    if modforge_ring::dispatch::supported("fma") {
+        kinds.push(rsa::HalfKernel::Fma);
+    }
     kinds
 }
 

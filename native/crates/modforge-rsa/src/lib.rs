@@ -182,6 +182,10 @@ pub enum HalfKernel {
     Avx512f,
     /// Its portable twin (tests and the valgrind check only).
     Fold32Portable,
+    /// The radix-2^50 fold of `Ifma` with FP64 fused multiply-adds (only
+    /// where the CPU has AVX2 and FMA; primes of 256 to 4096 bits, else
+    /// `Mont`).  Its twin is `FoldPortable`.
+    Fma,
 }
 
 impl HalfKernel {
@@ -192,6 +196,8 @@ impl HalfKernel {
             HalfKernel::Ifma
         } else if modforge_ring::dispatch::supported("avx512f") {
             HalfKernel::Avx512f
+        } else if modforge_ring::dispatch::supported("fma") {
+            HalfKernel::Fma
         } else {
             HalfKernel::Mont
         }
@@ -352,6 +358,7 @@ impl HalfCtx {
         let fast_width = bits >= modforge_ring::dispatch::MIN_FAST_BITS as usize;
         let kind = match kind {
             HalfKernel::Avx512f if !(fast_width && modforge_ring::dispatch::supported("avx512f")) => HalfKernel::Mont,
+            HalfKernel::Fma if !(fast_width && modforge_ring::dispatch::supported("fma")) => HalfKernel::Mont,
             other => other,
         };
         if matches!(kind, HalfKernel::Avx512f | HalfKernel::Fold32Portable) {
@@ -415,6 +422,15 @@ impl HalfCtx {
         mont.mul_canon(&mut r3, &r2, &r2, &mut t);
         let tail = tail_table(k, v, &table);
         let plan = FoldPlan { k, v, table, tail, ctx: MontCtx { m: p.to_vec(), m0inv: mont.m0inv, r2: r2.clone(), r3 } };
+        #[cfg(target_arch = "x86_64")]
+        if kind == HalfKernel::Fma {
+            for buf in [&mut c50, &mut d64, &mut tmp, &mut z, &mut t, &mut x] {
+                zeroize(buf);
+            }
+            // SAFETY: avx2 and fma were checked above; p has 256 to 4096 bits.
+            let kernel = unsafe { modforge_ring::fma::FmaKernel::from_plan(plan, true) };
+            return HalfCtx { mont, pe, r1, r2, kernel: Some(Box::new(kernel)) };
+        }
         let kernel: Box<dyn Kernel> = if kind == HalfKernel::Ifma && fast_width {
             #[cfg(target_arch = "x86_64")]
             {
