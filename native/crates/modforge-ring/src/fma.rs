@@ -74,9 +74,9 @@ fn table_doubles(plan: &FoldPlan) -> Vec<Lane4> {
 }
 
 /// Fills what the kernel reads before writing it, for `l`-digit loop forms
-/// `x` (and `y`, the product's second operand): constants, `X`, `XD`, `DD`,
-/// `YQ` and, for products, `YB`, each with the zero padding its windows
-/// reach.  Returns the scratch's first lane.
+/// `x` (and `y`, the product's second operand): constants, `X`, `XD`, `DD`
+/// and, for products, `YB`, each with the zero padding its windows reach
+/// (the square builds its windows from `XD` and `DD` itself).  Returns the scratch's first lane.
 fn fill(s: &mut MaybeUninit<Scratch>, l: usize, x: &[u64], y: Option<&[u64]>) -> *mut u64 {
     let nr = l.div_ceil(4);
     assert!(x.len() <= 4 * MAX_NR + 4 && x.len() >= 4 * nr && y.map_or(true, |y| y.len() == x.len()));
@@ -99,13 +99,6 @@ fn fill(s: &mut MaybeUninit<Scratch>, l: usize, x: &[u64], y: Option<&[u64]>) ->
             put(XD + j, if j < 4 * nr { f(v) } else { 0 });
             put(DD + j, if j < 4 * nr { f(2 * v) } else { 0 });
         }
-        for q in 0..nr {
-            for lane in 0..4 {
-                put(YQ + 12 * q + lane, 0);
-                put(YQ + 12 * q + 4 + lane, *p.add(XD + 4 * q + lane));
-                put(YQ + 12 * q + 8 + lane, *p.add(DD + 4 * q + 4 + lane));
-            }
-        }
         if let Some(y) = y {
             for j in 0..4 * nr + 8 {
                 let v = if (4..4 + 4 * nr).contains(&j) { f(y[j - 4]) } else { 0 };
@@ -114,6 +107,25 @@ fn fill(s: &mut MaybeUninit<Scratch>, l: usize, x: &[u64], y: Option<&[u64]>) ->
         }
     }
     p
+}
+
+/// `dst = table[idx]` (entries of `vecs` vectors), reading every entry
+/// under a mask: no branch or address depends on `idx`.  A scalar
+/// `ct_select` of the digits took longer than the window's product at 1536
+/// bits (64 entries of 32 lanes).
+#[target_feature(enable = "avx2")]
+unsafe fn select_into(dst: *mut u64, table: &[Lane4], vecs: usize, idx: u64) {
+    use core::arch::x86_64::*;
+    let entries = table.len() / vecs;
+    for v in 0..vecs {
+        let mut acc = _mm256_setzero_si256();
+        for i in 0..entries {
+            let mask = _mm256_set1_epi64x(modforge_ct::eq_mask(i as u64, idx) as i64);
+            let entry = _mm256_load_si256(table.as_ptr().add(i * vecs + v) as *const __m256i);
+            acc = _mm256_or_si256(acc, _mm256_and_si256(entry, mask));
+        }
+        _mm256_storeu_si256(dst.add(4 * v) as *mut __m256i, acc);
+    }
 }
 
 /// The FP64-FMA fold backend for one modulus.
@@ -154,15 +166,31 @@ impl FmaKernel {
 
 }
 
-/// Copies the digits at `X` of a scratch the kernel ran on to `out`, then
-/// zeroes the scratch if it held secrets (`wipe`).
-fn finish(scratch: &mut MaybeUninit<Scratch>, out: &mut [u64], wipe: bool) {
+/// Copies the digits at `X` of a scratch the kernel ran on for `l`-digit
+/// values to `out`, then, if it held secrets (`wipe`), zeroes every region
+/// the kernel writes or `fill` filled for that digit count (not the whole
+/// 15 KiB: the RSA kernel's table of powers makes dozens of products).
+fn finish(scratch: &mut MaybeUninit<Scratch>, l: usize, out: &mut [u64], wipe: bool) {
     let p = scratch.as_mut_ptr() as *mut u64;
-    // SAFETY: X was filled by `fill` and written by the kernel only.
+    let (nr, nb) = (l.div_ceil(4), (2 * l).div_ceil(4));
+    // SAFETY: X was filled by `fill` and written by the kernel only; every
+    // range below is inside the scratch for l <= MAX_L.
     unsafe {
         out.copy_from_slice(core::slice::from_raw_parts(p.add(X), out.len()));
         if wipe {
-            core::ptr::write_bytes(p, 0, SCRATCH_LANES);
+            for (start, len) in [
+                (LAST_HI, 2),
+                (X, 4 * MAX_NR + 4),
+                (XD, 4 * MAX_NR + 4),
+                (DD, 4 * MAX_NR + 4),
+                (YB, 4 * nr + 8),
+                (DDW, 16 * nr),
+                (YQW, 32 * nr),
+                (COLS, 4 * nb),
+                (DR, l + 1),
+            ] {
+                core::ptr::write_bytes(p.add(start), 0, len);
+            }
             core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
         }
     }
@@ -210,11 +238,11 @@ impl Kernel for FmaKernel {
         // SAFETY: built by dispatch after the AVX2 + FMA check; the scratch
         // has the layout the generated code addresses, the table the plan's.
         unsafe { (self.sqr)(p, self.table.as_ptr() as *const u64, k) };
-        finish(&mut scratch, s, self.secret);
+        finish(&mut scratch, self.plan.l(), s, self.secret);
     }
     /// The RSA kernel's fixed-window loop in one scratch: the accumulator
-    /// stays in the kernel's digits (integers at `X`, doubles at `XD`,
-    /// `DD`, `YQ`) from window to window, and each window's entry is
+    /// stays in the kernel's digits (integers at `X`, doubles at `XD` and
+    /// `DD`) from window to window, and each window's entry is
     /// selected under a mask and written as doubles straight into `YB`, the
     /// product's second operand; the generic loop refilled the whole
     /// scratch twice per window.  Constant time as the generic loop (same
@@ -229,6 +257,16 @@ impl Kernel for FmaKernel {
             "pow_windows: a {lanes}-lane accumulator and a table of 2^w entries"
         );
         let tb = self.table.as_ptr() as *const u64;
+        // The entries as doubles, once (digits below 2^52: exact), so that a
+        // window's selection writes the product's operand directly.
+        let vecs = l.div_ceil(4);
+        let entries = 1usize << w;
+        let mut doubles = vec![Lane4::default(); entries * vecs];
+        for (i, entry) in table.chunks(lanes).enumerate() {
+            for j in 0..4 * vecs {
+                doubles[i * vecs + j / 4].0[j % 4] = (entry[j] as i64 as f64).to_bits();
+            }
+        }
         let mut acc = vec![0u64; lanes];
         ct_select(&mut acc, table, lanes, bits_at(e, (windows - 1) * w, w));
         let mut sel = vec![0u64; lanes];
@@ -239,22 +277,24 @@ impl Kernel for FmaKernel {
             // FMA check; the scratch was filled for this digit count.
             unsafe { (self.sqr)(p, tb, w as u64) };
             let digit = bits_at(e, j * w, w);
-            ct_select(&mut sel, table, lanes, digit);
             // The deliberate leak of the valgrind check (test builds only).
             #[cfg(feature = "ct-leak-test")]
             if digit == 0 {
                 continue;
             }
-            for (lane, &d) in sel.iter().enumerate().take(4 * l.div_ceil(4)) {
-                // SAFETY: YB has room for 4 ceil(L/4) digits after its padding.
-                unsafe { *p.add(YB + 4 + lane) = (d as i64 as f64).to_bits() };
+            // SAFETY: YB has room for 4 ceil(L/4) digits after its padding;
+            // the CPU has AVX2 (as above).
+            unsafe {
+                select_into(p.add(YB + 4), &doubles, vecs, digit);
+                (self.mul)(p, tb);
             }
-            // SAFETY: as above.
-            unsafe { (self.mul)(p, tb) };
+        }
+        for lane in doubles.iter_mut() {
+            zeroize(&mut lane.0);
         }
         zeroize(&mut acc);
         zeroize(&mut sel);
-        finish(&mut scratch, s, true);
+        finish(&mut scratch, l, s, true);
     }
     fn mul_internal(&self, a: &[u64], b: &[u64]) -> Vec<u64> {
         let lanes = self.lanes();
@@ -264,7 +304,7 @@ impl Kernel for FmaKernel {
         // SAFETY: as in sqr_n_internal.
         unsafe { (self.mul)(p, self.table.as_ptr() as *const u64) };
         let mut out = vec![0u64; lanes];
-        finish(&mut scratch, &mut out, self.secret);
+        finish(&mut scratch, self.plan.l(), &mut out, self.secret);
         out
     }
 }

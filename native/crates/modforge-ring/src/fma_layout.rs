@@ -41,11 +41,20 @@ pub const DD: usize = XD + 4 * MAX_NR + 4;
 /// A product's second operand as doubles, digit 0 at `YB + 4` (windows
 /// reach three lanes below digit 0 and three past the last).
 pub const YB: usize = DD + 4 * MAX_NR + 4;
-/// Per quad `q` (digits `4q .. 4q+3`), 12 doubles: four zeros, the quad's
-/// digits, the next quad's doubled digits (the windows of the quad's rows).
-pub const YQ: usize = YB + 4 + 4 * MAX_NR + 8;
+/// The square's windows of `DD` that start between vectors: the four
+/// doubled digits from digit `s` at `DDW + 4s` (`s` not a multiple of 4).
+/// Stored whole, so that the products load them as stored: a load that
+/// spans two earlier stores cannot take their data before it reaches the
+/// cache, and would hold every product back until then.
+pub const DDW: usize = YB + 4 + 4 * MAX_NR + 8;
+/// The windows of the rows of quad `q` (digits `4q .. 4q+3`), at `YQW + 32q +
+/// 4o` for `o` = 1-3 and 5-7: lanes `o .. o+3` of the 12 digits `0, 0, 0, 0,
+/// x_4q .. x_(4q+3), 2x_(4q+4) .. 2x_(4q+7)` (the quad's pairs undoubled,
+/// both orders; lower digits zero; higher digits doubled).  `o = 4` is the
+/// quad itself, read from `XD`.
+pub const YQW: usize = DDW + 16 * MAX_NR;
 /// The columns of the square or product, as integers.
-pub const COLS: usize = YQ + 12 * MAX_NR;
+pub const COLS: usize = YQW + 32 * MAX_NR;
 /// The fold's row digits `d_r`, as `2^52 + d_r` doubles.
 pub const DR: usize = COLS + 4 * MAX_NB + 8;
 /// Total lanes.
@@ -57,5 +66,5 @@ pub const BITS_TWO52: u64 = 0x4330_0000_0000_0000;
 pub const BITS_TWO104: u64 = 0x4670_0000_0000_0000;
 
 const _: () = assert!(
-    X % 4 == 0 && XD % 4 == 0 && DD % 4 == 0 && YB % 4 == 0 && YQ % 4 == 0 && COLS % 4 == 0 && DR % 4 == 0
+    X % 4 == 0 && XD % 4 == 0 && DD % 4 == 0 && YB % 4 == 0 && DDW % 4 == 0 && YQW % 4 == 0 && COLS % 4 == 0 && DR % 4 == 0
 );

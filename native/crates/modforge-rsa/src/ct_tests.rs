@@ -441,3 +441,33 @@ fn secret_work_leaves_no_stack_behind() {
         }
     }
 }
+
+/// Time per half (one `c^d mod p`) on every half kernel this CPU runs, at
+/// the prime sizes of RSA-2048, -3072 and -4096: the measurement behind
+/// [`rsa::HalfKernel::best`].  `cargo test --release -p modforge-rsa
+/// bench_half_kernels -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_half_kernels() {
+    let mut rng = Rng(0xBE4C_4A1F);
+    let adx = modforge_ring::dispatch::supported("adx");
+    for bits in [1024usize, 1536, 2048] {
+        let p = rng.big(bits) | BigUint::from(1u32);
+        let n = bits / 64;
+        let eb = bits + 64;
+        let d = limbs(&rng.big(eb), eb.div_ceil(64));
+        let c = limbs(&(rng.big(2 * bits - 1) % &p), n);
+        let pl = limbs(&p, n);
+        for kind in half_kernels().into_iter().filter(|k| !matches!(k, rsa::HalfKernel::FoldPortable | rsa::HalfKernel::Fold32Portable)) {
+            let ctx = rsa::HalfCtx::new(&pl, adx, kind);
+            let mut times = Vec::new();
+            for _ in 0..15 {
+                let t = std::time::Instant::now();
+                std::hint::black_box(ctx.pow(&c, &d, eb, None));
+                times.push(t.elapsed().as_secs_f64() * 1e6);
+            }
+            times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            println!("{bits}-bit half on {kind:?}: median {:.0} us, best {:.0} us", times[7], times[0]);
+        }
+    }
+}
