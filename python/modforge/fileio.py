@@ -231,17 +231,25 @@ def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = Tru
     return p
 
 
-def write_output(path: str | os.PathLike, data: bytes | str, param: str, mode: int | None = None,
-                 overwrite: bool = True) -> None:
-    """:func:`atomic_write` of a command's output file, every failure a ParameterError naming ``param``
-    (the option): with ``overwrite=False`` a file that exists by now is left alone; a write that fails (a
-    full disk, a read-only file system) says why and leaves the old file, if any, as it was."""
+@contextmanager
+def output_errors(path: str | os.PathLike, param: str) -> Iterator[None]:
+    """An OSError in the block, while writing ``path``, as a ParameterError naming ``param`` (the option):
+    "exists; give --force" for a file that must not be replaced, else "cannot write" and the reason."""
     try:
-        atomic_write(path, data, mode, exclusive=not overwrite)
+        yield
     except FileExistsError:
         raise ParameterError(param, f"{os.fspath(path)!r} {EXISTS_HINT}") from None
     except OSError as exc:
         raise ParameterError(param, f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
+
+
+def write_output(path: str | os.PathLike, data: bytes | str, param: str, mode: int | None = None,
+                 overwrite: bool = True) -> None:
+    """:func:`atomic_write` of a command's output file, every failure a ParameterError naming ``param``
+    (:func:`output_errors`): with ``overwrite=False`` a file that exists by now is left alone; a write that
+    fails (a full disk, a read-only file system) leaves the old file, if any, as it was."""
+    with output_errors(path, param):
+        atomic_write(path, data, mode, exclusive=not overwrite)
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:

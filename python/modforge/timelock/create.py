@@ -22,7 +22,7 @@ import gmpy2
 
 from ..arith.base import ParameterError, require_seconds
 from ..engine.tuning import cpu_name
-from ..fileio import check_output_path, commit_staged, discard_staged, stage_file
+from ..fileio import check_output_path, commit_staged, discard_staged, output_errors, stage_file
 from ..inttext import brief
 from .puzzle import MAX_PAYLOAD, MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
@@ -175,10 +175,12 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
     if trapdoor_path is not None:
         doc = trapdoor_document(puzzle, p, q)
         doc["created"] = created
-        staged_trapdoor = stage_file(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
+        with output_errors(trapdoor_path, "keep-trapdoor"):
+            staged_trapdoor = stage_file(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
     del p, q, phi
     try:
-        staged_puzzle = stage_file(out, puzzle.to_json())
+        with output_errors(out, "out"):
+            staged_puzzle = stage_file(out, puzzle.to_json())
     except BaseException:
         if staged_trapdoor is not None:
             discard_staged(staged_trapdoor)
@@ -191,13 +193,15 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
             if not trapdoor_new:
                 previous = _second_name(trapdoor_path)
             # Without overwrite, a file that appeared since the check is not replaced either.
-            commit_staged(staged_trapdoor, trapdoor_path, exclusive=not overwrite)
+            with output_errors(trapdoor_path, "keep-trapdoor"):
+                commit_staged(staged_trapdoor, trapdoor_path, exclusive=not overwrite)
     except BaseException:
         discard_staged(staged_puzzle)
         _restore(previous, trapdoor_path)
         raise
     try:
-        commit_staged(staged_puzzle, out, exclusive=not overwrite)
+        with output_errors(out, "out"):
+            commit_staged(staged_puzzle, out, exclusive=not overwrite)
     except BaseException:
         if trapdoor_new:
             try:
