@@ -44,7 +44,7 @@ endif
 PIP := $(VENV_PY) -m pip --disable-pip-version-check
 
 .DEFAULT_GOAL := setup
-.PHONY: setup test test-native test-python demo bench bench-hw clean FORCE
+.PHONY: setup test test-native test-python test-aarch64 demo bench bench-hw clean FORCE
 
 setup: $(NATIVE_STAMP)
 
@@ -87,6 +87,11 @@ test-native: setup
 
 test-python: setup
 	$(VENV_PY) -m pytest -n $(PYTEST_WORKERS) -q tests
+
+# The Rust tests cross-built for aarch64 and run under qemu-user (docs/native.md,
+# "Other CPUs: aarch64"; about 20 minutes on 2 cores).  Not part of `make test`.
+test-aarch64:
+	sh native/test-aarch64.sh
 
 demo: setup
 	$(BIN)/modforge demo

@@ -19,6 +19,9 @@ from typing import BinaryIO, Callable, Iterator, Mapping
 from .arith.base import ParameterError
 
 TEMP_MARK = ".tmp-"
+# The one policy for every file a command writes (rsa, timelock, vdf, msm, ntt, hw, bench): an existing
+# file is replaced only with --force, and the refusal says so in these words.
+EXISTS_HINT = "exists; give --force to replace it"
 
 
 def fsync_dir(directory: Path) -> None:
@@ -212,7 +215,7 @@ def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = Tru
     if p.is_dir() or text.endswith(os.sep):
         raise ParameterError(param, f"{text!r} is a directory")
     if not overwrite and (p.exists() or p.is_symlink()):
-        raise ParameterError(param, f"{text!r} exists; give --force to replace it")
+        raise ParameterError(param, f"{text!r} {EXISTS_HINT}")
     if p.is_symlink():
         raise ParameterError(param, f"{text!r} is a symbolic link; give the file it points to (an atomic write "
                                     f"would replace the link)")
@@ -226,6 +229,27 @@ def check_output_path(path: str | os.PathLike, param: str, overwrite: bool = Tru
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ParameterError(param, f"cannot write in directory {str(parent)!r} (permission denied)")
     return p
+
+
+@contextmanager
+def output_errors(path: str | os.PathLike, param: str) -> Iterator[None]:
+    """An OSError in the block, while writing ``path``, as a ParameterError naming ``param`` (the option):
+    "exists; give --force" for a file that must not be replaced, else "cannot write" and the reason."""
+    try:
+        yield
+    except FileExistsError:
+        raise ParameterError(param, f"{os.fspath(path)!r} {EXISTS_HINT}") from None
+    except OSError as exc:
+        raise ParameterError(param, f"cannot write {os.fspath(path)!r}: {exc.strerror or exc}") from None
+
+
+def write_output(path: str | os.PathLike, data: bytes | str, param: str, mode: int | None = None,
+                 overwrite: bool = True) -> None:
+    """:func:`atomic_write` of a command's output file, every failure a ParameterError naming ``param``
+    (:func:`output_errors`): with ``overwrite=False`` a file that exists by now is left alone; a write that
+    fails (a full disk, a read-only file system) leaves the old file, if any, as it was."""
+    with output_errors(path, param):
+        atomic_write(path, data, mode, exclusive=not overwrite)
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:

@@ -14,7 +14,9 @@ from __future__ import annotations
 import signal
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 # How often :func:`completed` looks for a deferred interrupt while it waits.
@@ -70,3 +72,27 @@ def completed(futures: Iterable[Future], poll: float = POLL_SECONDS) -> Iterator
         done, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
         yield from done
         check_deferred()
+
+
+def in_interruptible_thread(work: Callable[[], T], poll: float = POLL_SECONDS) -> T:
+    """``work()`` in a daemon thread while the main thread waits in steps of ``poll`` seconds, so that
+    Ctrl-C and SIGTERM (whose Python handlers run only in the main thread, between its bytecodes) stop the
+    command at once instead of when ``work`` returns; the abandoned thread ends with the process.  For C
+    calls that release the GIL and run long (OpenSSL's 8192-bit key generation: a minute), not for ones that
+    hold it (nothing here can interrupt those)."""
+    result: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(work())
+        except BaseException as exc:        # handed to the waiting thread, raised there
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="modforge-work", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(poll)
+    if failure:
+        raise failure[0]
+    return result[0]

@@ -272,7 +272,7 @@ def test_a_large_payload_written_to_a_file_is_not_printed(tmp_path, kind: str) -
     assert out.read_bytes() == payload
     assert len(res.stdout) < 2000 and payload.hex()[:64] not in res.stdout
     assert f"payload   {BIG} bytes written to {out} (SHA-256 {digest})" in res.stdout
-    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", out, "--json")
+    res = run("solve", made.path, "--checkpoint-dir", tmp_path / "ck", "--output", out, "--force", "--json")
     assert len(res.stdout) < 5000, "the JSON carried the payload although --output has it"
     doc = json.loads(res.stdout)
     assert (doc["payload_bytes"], doc["payload_sha256"], doc["output"]) == (BIG, digest, str(out))

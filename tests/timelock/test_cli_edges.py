@@ -63,7 +63,7 @@ def test_a_puzzle_that_appears_during_create_is_not_replaced(tmp_path, monkeypat
 
     monkeypatch.setattr(create_module, "calibrate", calibrate_while_another_writes)
     res = run("create", "--bits", 256, "--t", 50, "--message", "m", "--out", tmp_path / "p.json")
-    one_line_error(res, "File exists")
+    one_line_error(res, "out: " + repr(str(tmp_path / "p.json")) + " exists; give --force")
     assert (tmp_path / "p.json").read_text() == "another create got here first"
     assert [p.name for p in tmp_path.iterdir()] == ["p.json"]          # no temporary file left
 

@@ -124,7 +124,7 @@ def test_a_failed_output_write_keeps_the_resumable_state(n: int, tmp_path, monke
     args = ["eval", "--modulus", n, "--x", 5, "--t", 5000, "--proof", "wesolowski", "--resume-dir", state,
             "--out", out, "--json", "--backend", "gmp"]
 
-    def disk_full(path, proof):
+    def disk_full(path, proof, *args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     monkeypatch.setattr(vdf_pkg, "write_proof", disk_full)

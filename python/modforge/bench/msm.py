@@ -277,7 +277,7 @@ def to_markdown(doc: dict) -> str:
     return head + body
 
 
-def plot(doc: dict, path: str) -> None:
+def plot(doc: dict, path: str, overwrite: bool = True) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -299,9 +299,9 @@ def plot(doc: dict, path: str) -> None:
     ax.legend()
     import io
 
-    from ..fileio import atomic_write
+    from ..fileio import write_output
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
-    atomic_write(path, buf.getvalue())
+    write_output(path, buf.getvalue(), "plot", overwrite=overwrite)

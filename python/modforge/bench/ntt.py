@@ -298,8 +298,9 @@ def markdown(doc: dict) -> str:
     return "\n".join(lines)
 
 
-def plot(doc: dict, path: Path) -> None:
-    """Median time against size, log-log, one panel per (columns, threads); written atomically."""
+def plot(doc: dict, path: Path, overwrite: bool = True) -> None:
+    """Median time against size, log-log, one panel per (columns, threads); written atomically (an existing
+    file only with ``overwrite``; failures name --plot)."""
     import io
 
     import matplotlib
@@ -307,7 +308,7 @@ def plot(doc: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import atomic_write
+    from ..fileio import write_output
 
     panels = sorted({(c["columns"], c["threads"]) for c in doc["cells"]})
     fig, axes = plt.subplots(1, len(panels), figsize=(4.5 * len(panels), 4), squeeze=False)
@@ -329,4 +330,4 @@ def plot(doc: dict, path: Path) -> None:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
-    atomic_write(path, buffer.getvalue())
+    write_output(path, buffer.getvalue(), "plot", overwrite=overwrite)

@@ -283,9 +283,10 @@ def _int_list(text: str, what: str) -> tuple[int, ...]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
 @click.option("--markdown", is_flag=True, help="Print the Markdown table used in docs/benchmarks.md.")
 @click.option("--plot", "plot_path", metavar="FILE.png", default=None, help="Time against size, log-log.")
+@click.option("--force", is_flag=True, help="Replace --plot if it exists (without it an existing file is an error).")
 @click.option("--build/--no-build", default=True, show_default=True, help="Build the anchors if not cached.")
 def ntt(log_n_text: str, columns_text: str, threads_text: str, seed: int, as_json: bool, markdown: bool,
-        plot_path: str | None, build: bool) -> None:
+        plot_path: str | None, force: bool, build: bool) -> None:
     """The NTT over Goldilocks: ours beside Plonky3 (SmallBatch, DitParallel), plonky2 and Winterfell.
 
     Same inputs, outputs cross-checked (exit 1 on a disagreement), medians with the min-max spread, and
@@ -304,13 +305,13 @@ def ntt(log_n_text: str, columns_text: str, threads_text: str, seed: int, as_jso
         check_rows(1 << k)
     columns_list = _int_list(columns_text, "columns")
     threads_list = _int_list(threads_text, "threads")
-    plot_file = check_output_path(plot_path, "plot") if plot_path is not None else None
+    plot_file = check_output_path(plot_path, "plot", overwrite=force) if plot_path is not None else None
     err = Console(stderr=True, highlight=False)
     doc = ntt_bench.run(log_ns, columns_list, threads_list, seed, AnchorEnv.from_environ(build=build),
                         notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"),
                         progress=lambda m: err.print(f"[dim]{m}[/dim]") if not as_json else None)
     if plot_file is not None:
-        ntt_bench.plot(doc, plot_file)
+        ntt_bench.plot(doc, plot_file, overwrite=force)
     if as_json:
         click.echo(json.dumps(doc, indent=1))
     else:
@@ -353,9 +354,10 @@ def _threads_list(text: str) -> tuple[int, ...]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of a table.")
 @click.option("--markdown", is_flag=True, help="Print the Markdown table used in docs/benchmarks.md.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write time against size (PNG).")
+@click.option("--force", is_flag=True, help="Replace --plot if it exists (without it an existing file is an error).")
 @click.option("--build/--no-build", default=True, show_default=True, help="Build missing anchors (else skip them).")
 def msm(log_n_text: str, threads_text: str, repeats: int, seed: int, as_json: bool, markdown: bool,
-        plot_path: str | None, build: bool) -> None:
+        plot_path: str | None, force: bool, build: bool) -> None:
     """MSM over BLS12-377 G1: ours beside gnark-crypto and arkworks, same instance, results cross-checked."""
     from rich.console import Console
     from rich.progress import Progress
@@ -366,6 +368,10 @@ def msm(log_n_text: str, threads_text: str, repeats: int, seed: int, as_json: bo
     log_ns, thread_counts = _log_n_list(log_n_text), _threads_list(threads_text)
     if repeats < 1:
         raise ParameterError("--repeats", "must be at least 1")
+    if plot_path is not None:
+        from ..fileio import check_output_path
+
+        check_output_path(plot_path, "plot", overwrite=force)      # before the runs, not after them
     err = Console(stderr=True, highlight=False)
     env = AnchorEnv.from_environ(build=build)
     try:
@@ -377,7 +383,7 @@ def msm(log_n_text: str, threads_text: str, repeats: int, seed: int, as_json: bo
     except AnchorUnavailable as exc:
         raise ParameterError("bench msm", exc.why) from None
     if plot_path:
-        plot(doc, plot_path)
+        plot(doc, plot_path, overwrite=force)
     if as_json:
         import json
 

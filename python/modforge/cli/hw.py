@@ -103,10 +103,12 @@ def gen_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
 @click.option("--chain", type=INTEGER, default=100, show_default=True, help="Chained squarings fed back in the design.")
 @click.option("--seed", type=INTEGER, default=1, show_default=True, help="Seed of the random vectors.")
 @click.option("--keep-vectors", type=click.Path(dir_okay=False), help="Also write the vector file here.")
+@click.option("--force", is_flag=True, help="Replace --keep-vectors if it exists (without it an existing file is "
+                                             "an error).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
             dsp_bits: int | None, opts: tuple[str, ...], vectors: int, chain: int, seed: int,
-            keep_vectors: str | None, as_json: bool) -> None:
+            keep_vectors: str | None, force: bool, as_json: bool) -> None:
     """Build (cached) and run the self-checking Verilator simulation of ARCH; exit 1 on any mismatch."""
     from ..hw.flow import simulate
 
@@ -119,10 +121,10 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
     if keep_vectors is not None:
         from ..fileio import check_output_path
 
-        check_output_path(keep_vectors, "keep-vectors")        # before the build, not after it
+        check_output_path(keep_vectors, "keep-vectors", overwrite=force)       # before the build, not after it
     design = design_from_options(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
     doc = simulate(design, vectors=vectors, chain=chain, seed=seed,
-                   keep_vectors=Path(keep_vectors) if keep_vectors else None)
+                   keep_vectors=Path(keep_vectors) if keep_vectors else None, overwrite=force)
     short = doc["outputs"] != doc["expected_outputs"]
     ok = doc["mismatches"] == 0 and doc["protocol_errors"] == 0 and doc["exit_code"] == 0 and not short
     if as_json:

@@ -120,7 +120,9 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
         progress = None
         if not as_json and sys.stderr.isatty():
             def progress(t: str, i: int, n: int) -> None:
-                click.echo(f"\r{t}: {i}/{n} Yosys runs", nl=False, err=True)
+                state = "done" if i == n else "running"
+                click.echo(f"\r{design.arch} {design.design_bits} bits on {t}: {i}/{n} Yosys runs ({state})",
+                           nl=False, err=True)
         doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress)
     except ParameterError as exc:
         _fail(str(exc))

@@ -47,16 +47,20 @@ def _hex(v: int) -> str:
 @click.option("--reduce", "reduce_scalars", is_flag=True, help="Accept scalars >= r, taking them mod r.")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False),
               help="Also write the result point in --format (written atomically).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists (without it an existing file is an error).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def msm(ctx: click.Context, points_path: str | None, scalars_path: str | None, fmt: str, random_n: int | None,
         seed: int, threads: int | None, backend: str, trusted: bool, reduce_scalars: bool, out_path: str | None,
-        as_json: bool) -> None:
+        force: bool, as_json: bool) -> None:
     """Multi-scalar multiplication sum s_i P_i over BLS12-377 G1."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..fileio import atomic_write
+    from ..fileio import check_output_path, write_output
     from ..zk import msm_api, msm_files
+
+    if out_path is not None:
+        check_output_path(out_path, "out", overwrite=force)     # before the work, not after it
 
     if random_n is not None:
         if points_path or scalars_path:
@@ -74,7 +78,7 @@ def msm(ctx: click.Context, points_path: str | None, scalars_path: str | None, f
     result = msm_api.msm(points, scalars, threads=threads, backend=backend, trusted=True, reduce=reduce_scalars)
     seconds = time.perf_counter() - start
     if out_path:
-        atomic_write(out_path, msm_files.encode_result(result, fmt))
+        write_output(out_path, msm_files.encode_result(result, fmt), "out", overwrite=force)
     if as_json:
         doc: dict[str, Any] = {"n": len(points), "seconds": round(seconds, 6), "backend": backend}
         if result is None:

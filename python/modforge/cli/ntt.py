@@ -37,6 +37,7 @@ class NttGroup(ErrorExitGroup):
 @click.group(cls=NttGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--in", "in_path", metavar="FILE", help="Input: little-endian u64 elements, row-major.")
 @click.option("--out", "out_path", metavar="FILE", help="Output file (written atomically).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists (without it an existing file is an error).")
 @click.option("--random", "random_n", metavar="N", help="Transform N seeded random points instead (N or 2^K).")
 @click.option("--seed", type=INTEGER, default=0, show_default=True, help="Seed of --random (splitmix64).")
 @click.option("--inverse", is_flag=True, help="The inverse transform (w_n^-1, times 1/n).")
@@ -51,13 +52,13 @@ class NttGroup(ErrorExitGroup):
 @click.option("--reduce", "reduce_input", is_flag=True, help="Reduce input values >= p mod p instead of refusing.")
 @click.option("--json", "as_json", is_flag=True, help="A JSON summary (big integers as 0x-hex).")
 @click.pass_context
-def ntt(ctx: click.Context, in_path: str | None, out_path: str | None, random_n: str | None, seed: int,
+def ntt(ctx: click.Context, in_path: str | None, out_path: str | None, force: bool, random_n: str | None, seed: int,
         inverse: bool, zprize: bool, columns: int, coset_shift: int | None, input_order: str, output_order: str,
         threads: int, backend: str | None, reduce_input: bool, as_json: bool) -> None:
     """Number theoretic transform over Goldilocks (p = 2^64 - 2^32 + 1), seed 003's NTT."""
     if ctx.invoked_subcommand is not None:
         return
-    from ..fileio import atomic_write, check_output_path
+    from ..fileio import check_output_path, write_output
     from ..zk import ntt_api, ntt_files
 
     if (in_path is None) == (random_n is None):
@@ -70,7 +71,7 @@ def ntt(ctx: click.Context, in_path: str | None, out_path: str | None, random_n:
         raise ParameterError("columns", f"must be at least 1, got {columns}")
     if threads < 0:
         raise ParameterError("threads", f"must be >= 0 (0: every core), got {threads}")
-    out = check_output_path(out_path, "out") if out_path is not None else None
+    out = check_output_path(out_path, "out", overwrite=force) if out_path is not None else None
     if random_n is not None:
         n = parse_count(random_n, "random", noun="a number of points")
         ntt_api.check_rows(n)
@@ -91,7 +92,7 @@ def ntt(ctx: click.Context, in_path: str | None, out_path: str | None, random_n:
                          zprize=zprize)
     seconds = time.perf_counter() - start
     if out is not None:
-        atomic_write(out, ntt_files.element_bytes(result))
+        write_output(out, ntt_files.element_bytes(result), "out", overwrite=force)
     used = backend or (_fastest_native() if ntt_api.native_available() else "model")
     from ..zk.goldilocks import GOLDILOCKS
 

@@ -175,7 +175,7 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
     """Make a new key pair (e = 65537; the primes from OpenSSL, through `cryptography`)."""
     import hashlib
 
-    from ..fileio import check_output_path, commit_staged, discard_staged, same_file, stage_file
+    from ..fileio import check_output_path, commit_staged, discard_staged, output_errors, same_file, stage_file
     from ..rsa import generate_private_key_pem, load_public_key
 
     check_output_path(out_path, "out", overwrite=force)
@@ -195,14 +195,17 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
     # follow, a private key this call created is removed again, and one that replaced an older key stays
     # (the old one is gone) with the old public key, which no longer matches, removed too.
     replaced = Path(out_path).exists()
-    staged_private = stage_file(out_path, private_pem, mode=0o600)
+    with output_errors(out_path, "out"):
+        staged_private = stage_file(out_path, private_pem, mode=0o600)
     try:
-        staged_public = stage_file(public_path, public_pem) if public_path is not None else None
+        with output_errors(public_path or "", "public_out"):
+            staged_public = stage_file(public_path, public_pem) if public_path is not None else None
     except BaseException:
         discard_staged(staged_private)
         raise
     try:
-        commit_staged(staged_private, out_path, exclusive=not force)
+        with output_errors(out_path, "out"):
+            commit_staged(staged_private, out_path, exclusive=not force)
     except BaseException:
         if staged_public is not None:
             discard_staged(staged_public)

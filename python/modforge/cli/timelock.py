@@ -171,11 +171,12 @@ def _result_doc(result, kind: str | None, shown: str | None, written_to: str | N
 @click.option("--output", "output_path", type=click.Path(dir_okay=False),
               help="Write the payload bytes here (then only its size and SHA-256 are printed); '-' writes them "
                    "to stdout (the summary then goes to stderr).")
+@click.option("--force", is_flag=True, help="Replace --output if it exists (without it an existing file is an error).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print one JSON object (w, the message unless --output has it, statistics).")
 def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, backend: str, progress_mode: str,
           stop_after_text: str | None, restart: bool, trapdoor_path: str | None, output_path: str | None,
-          as_json: bool) -> None:
+          force: bool, as_json: bool) -> None:
     """Solve PUZZLE (a file, or lcs35, lcs35-toy, csail2019) by repeated squaring; resumes from checkpoints."""
     from ..fileio import check_output_path, same_file
     from ..timelock import AuthenticationError, PuzzleFile, SolveInterrupted, SolveResult, TimelockError
@@ -194,11 +195,11 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
         raise ParameterError("output", "'-' (the payload on stdout) does not go with --json (the JSON is there)")
     if output_path is not None and not to_stdout:
         # Checked now, not after hours of squaring.
-        check_output_path(output_path, "output")
         if isinstance(puzzle, PuzzleFile) and puzzle.path is not None and same_file(output_path, puzzle.path):
             raise ParameterError("output", "must not be the puzzle file itself")
         if trapdoor_path is not None and same_file(output_path, trapdoor_path):
             raise ParameterError("output", "must not be the trapdoor file (the primes would be lost)")
+        check_output_path(output_path, "output", overwrite=force)
     if trapdoor_path is not None:
         if not isinstance(puzzle, PuzzleFile):
             raise ParameterError("trapdoor", "only modforge puzzle files have a trapdoor file")
@@ -237,9 +238,9 @@ def solve(puzzle_spec: str, checkpoint_dir: str | None, interval_text: str, back
             sys.stdout.buffer.flush()
             written_to = "-"
         elif output_path is not None:
-            from ..fileio import atomic_write
+            from ..fileio import write_output
 
-            atomic_write(Path(output_path), result.payload)
+            write_output(output_path, result.payload, "output", overwrite=force)
             written_to = str(output_path)
         else:
             kind, shown = render_message(result.payload)

@@ -116,6 +116,8 @@ def _progress(enabled: bool | None, t: int):
               help="Write the proof file here (atomically).")
 @click.option("--checkpoints", "checkpoints_path", type=click.Path(dir_okay=False, writable=True),
               help="Also store checkpoints for both proof types here, for `modforge vdf prove`.")
+@click.option("--force", is_flag=True, help="Replace --out / --checkpoints files that exist (without it an existing "
+                                             "file is an error).")
 @click.option("--memory", "memory_mib", type=INTEGER, default=64, show_default=True,
               help="Budget for stored checkpoints, MiB.")
 @click.option("--workers", type=INTEGER, default=None, help="Helper processes for the proof [default: auto].")
@@ -134,7 +136,7 @@ def _progress(enabled: bool | None, t: int):
 def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backend: str, out_path: str | None,
              checkpoints_path: str | None, memory_mib: int, workers: int | None, show_progress: bool | None,
              resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str,
-             stop_after_text: str | None, as_json: bool) -> None:
+             stop_after_text: str | None, force: bool, as_json: bool) -> None:
     """Evaluate y = |x^(2^T) mod N| and optionally prove it.
 
     A long evaluation is resumable: it runs with an error check on the running value (Gerbicz's
@@ -157,7 +159,7 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
         raise ParameterError("out", "--out writes a proof file: give --proof wesolowski or --proof pietrzak")
     if workers is not None:
         workers = require_workers(workers)
-    _check_outputs(out=out_path, checkpoints=checkpoints_path)
+    _check_outputs(force, out=out_path, checkpoints=checkpoints_path)
     keep = ("wesolowski", "pietrzak") if checkpoints_path else ()
     resume = _resume_options(t, resume_dir, no_resume, restart, interval_text, stop_after_text, show_progress)
     if resume is not None and ptype is not None and not out_path and not as_json:
@@ -174,9 +176,9 @@ def eval_cmd(modulus_text: str, x_text: str, t_text: str, proof_type: str, backe
     def deliver(ev, proof) -> None:
         # Before a resumable evaluation's state is deleted: a failed write keeps it.
         if out_path and proof is not None:
-            write_proof(out_path, proof)
+            write_proof(out_path, proof, "out", overwrite=force)
         if checkpoints_path:
-            write_checkpoints(checkpoints_path, ev)
+            write_checkpoints(checkpoints_path, ev, "checkpoints", overwrite=force)
 
     printed: list[bool] = []
 
@@ -307,17 +309,18 @@ def _interrupted(kept: str) -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)
 
 
-def _check_outputs(**paths: str | None) -> None:
-    """Every output path writable and no two the same, checked before the evaluation (not after hours of it)."""
+def _check_outputs(force: bool, **paths: str | None) -> None:
+    """Every output path writable (new, or existing with ``force``) and no two the same, checked before the
+    evaluation (not after hours of it)."""
     from ..fileio import check_output_path, same_file
 
     given = [(name, path) for name, path in paths.items() if path is not None]
-    for name, path in given:
-        check_output_path(path, name)
     for i, (name, path) in enumerate(given):
         for other, path2 in given[i + 1:]:
             if same_file(path, path2):
                 raise ParameterError(other, f"is the same file as --{name}")
+    for name, path in given:
+        check_output_path(path, name, overwrite=force)
 
 
 def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str,
@@ -352,6 +355,7 @@ def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bo
 @click.option("--backend", default="auto", show_default=True, help="Engine backend.")
 @click.option("--workers", type=INTEGER, default=None, help="Helper processes [default: auto].")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True), help="Write the proof file here.")
+@click.option("--force", is_flag=True, help="Replace --out if it exists (without it an existing file is an error).")
 @click.option("--resume-dir", type=click.Path(file_okay=False),
               help="Keep a Wesolowski proof's progress here: after Ctrl-C, kill or power loss, rerun the same "
                    "command to go on [default: ~/.cache/modforge/vdf when T >= 2^28].")
@@ -361,7 +365,8 @@ def _resume_options(t: int, resume_dir: str | None, no_resume: bool, restart: bo
               help="Seconds between saves of the proof's progress (e.g. 5s, 1m).")
 @click.option("--json", "as_json", is_flag=True, help="Print the proof document.")
 def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int | None, out_path: str | None,
-              resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str, as_json: bool) -> None:
+              resume_dir: str | None, no_resume: bool, restart: bool, interval_text: str, force: bool,
+              as_json: bool) -> None:
     """Compute a proof from stored checkpoints (no second evaluation).
 
     A long Wesolowski proof (T >= 2^28, or with --resume-dir) saves its progress every few seconds;
@@ -379,7 +384,6 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
     check_backend(backend)
     if workers is not None:
         workers = require_workers(workers)
-    _check_outputs(out=out_path)
     if not out_path and not as_json:
         raise ParameterError("out", "the proof would be computed and not kept: give --out FILE or --json")
     if out_path is not None:
@@ -387,6 +391,7 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
 
         if same_file(out_path, checkpoints_path):
             raise ParameterError("out", "is the checkpoints file itself")
+    _check_outputs(force, out=out_path)
     ev = read_checkpoints(checkpoints_path)
     plan = ev.wesolowski if proof_type == "wesolowski" else ev.pietrzak
     if plan is None:
@@ -411,7 +416,7 @@ def prove_cmd(checkpoints_path: str, proof_type: str, backend: str, workers: int
             _interrupted(f"the proof's progress is kept in {progress.path}")
         seconds = time.perf_counter() - start
         if out_path:
-            write_proof(out_path, proof)
+            write_proof(out_path, proof, "out", overwrite=force)
         if as_json:
             click.echo(proof.to_json(), nl=False)
         else:

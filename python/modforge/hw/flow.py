@@ -329,8 +329,10 @@ def ensure_built(design: Any, opt: str = "-O0", jobs: int | None = None) -> Buil
 
 # ---------------------------------------------------------------------------------------- simulate
 def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 1, opt: str = "-O0",
-             chain_x: int | None = None, keep_vectors: Path | None = None) -> dict[str, Any]:
-    """Build (cached), write vectors from the model, run the harness; returns the JSON document."""
+             chain_x: int | None = None, keep_vectors: Path | None = None,
+             overwrite: bool = True) -> dict[str, Any]:
+    """Build (cached), write vectors from the model, run the harness; returns the JSON document.  The vectors
+    go to ``keep_vectors`` if given (replacing a file there only with ``overwrite``)."""
     from .vectors import source_for, write_vectors
 
     t0 = time.perf_counter()
@@ -340,7 +342,9 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
         vec = Path(keep_vectors) if keep_vectors else Path(tmp) / "vectors.txt"
         t0 = time.perf_counter()
         stats = write_vectors(source_for(design), vec, vectors=vectors, chain=chain, seed=seed,
-                              header=header(design, "#"), chain_x=chain_x)
+                              header=header(design, "#"), chain_x=chain_x,
+                              param="keep-vectors" if keep_vectors else "vectors",
+                              overwrite=overwrite or not keep_vectors)
         t_vec = time.perf_counter() - t0
         t0 = time.perf_counter()
         res = run_tool([str(b.exe), str(vec)], capture_output=True, text=True)

@@ -691,6 +691,8 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
     secs = 0.0
     cached_all = True
     work = [([(p.module, p.rtlil) for p in b], target) for b in batches]
+    if progress:
+        progress(0, len(work) + 1)      # before the first Yosys run, which may take a minute
     if jobs > 1 and len(work) > 1:
         from ..interrupts import completed
         from .pool import worker_pool
@@ -780,6 +782,8 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
     for t in targets:
         cb = (lambda i, n, _t=t: progress(_t, i, n)) if progress else None
         if use == "flat":
+            if cb:
+                cb(0, 1)                # said before the one Yosys run (84 s for a 1024-bit ozturk), not after
             r = synth_flat(design, t)
             if cb:
                 cb(1, 1)

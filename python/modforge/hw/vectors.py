@@ -104,8 +104,12 @@ def _fmt_out(e: Expected, D: int) -> str:
 
 
 def write_vectors(source: Source, path: Path, *, vectors: int, chain: int, seed: int,
-                  header: str = "", chain_x: int | None = None) -> VectorStats:
-    """Write edge cases, ``vectors`` random operations and a ``chain`` of squarings to ``path``."""
+                  header: str = "", chain_x: int | None = None, param: str = "vectors",
+                  overwrite: bool = True) -> VectorStats:
+    """Write edge cases, ``vectors`` random operations and a ``chain`` of squarings to ``path`` (atomically;
+    an existing file only with ``overwrite``; a failure is a ParameterError naming ``param``)."""
+    from ..fileio import write_output
+
     stats = VectorStats()
     rng = random.Random(seed)
     D = source.D
@@ -154,7 +158,7 @@ def write_vectors(source: Source, path: Path, *, vectors: int, chain: int, seed:
         lines += [_fmt_out(e, D) for e in outs]
         stats.outputs += len(outs)
         stats.chain = chain
-    path.write_text("\n".join(lines) + "\n")
+    write_output(path, "\n".join(lines) + "\n", param, overwrite=overwrite)
     return stats
 
 

@@ -1,7 +1,7 @@
 """File input and crash-safe output for the RSA commands.
 
-Outputs go through :func:`modforge.fileio.atomic_write`: a reader sees the
-old file or the new one, never a torn signature.
+Outputs go through :func:`modforge.fileio.write_output` (atomic, --force to replace): a reader
+sees the old file or the new one, never a torn signature.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..arith.base import ParameterError
-from ..fileio import InputTooLarge, atomic_write, read_bounded
+from ..fileio import InputTooLarge, read_bounded, write_output  # noqa: F401 - write_output: the commands' writer
 from .errors import unreadable
 
 
@@ -36,16 +36,3 @@ def read_message(path: str | Path, scheme: str, hash_name: str | None, name: str
     if scheme.lower() == "raw":
         return read_input(path, name, SMALL_INPUT_LIMIT)
     return digest_file(path, hash_name, name)
-
-
-def write_output(path: str | Path, data: bytes, name: str = "out", mode: int | None = None,
-                 overwrite: bool = True) -> None:
-    """:func:`atomic_write` (mode: the umask's default unless given), with ParameterError naming ``name``
-    when the target cannot be written; with ``overwrite=False`` a file that exists by now is left alone
-    (the commands' policy: replace an existing output only with ``--force``)."""
-    try:
-        atomic_write(path, data, mode, exclusive=not overwrite)
-    except FileExistsError:
-        raise ParameterError(name, f"{str(path)!r} exists; give --force to replace it") from None
-    except OSError as exc:
-        raise ParameterError(name, f"cannot write {str(path)!r}: {exc.strerror or exc}") from None

@@ -442,7 +442,12 @@ def generate_private_key_pem(bits: int, password: bytes | None = None) -> tuple[
     if password is not None and not 0 < len(password) <= MAX_PASSWORD_BYTES:
         raise ParameterError("key_password_file", f"the password (its first line) must have 1 to "
                                                   f"{MAX_PASSWORD_BYTES} bytes, got {len(password)}")
-    key = crypto_rsa.generate_private_key(public_exponent=KEYGEN_EXPONENT, key_size=bits)
+    # OpenSSL releases the GIL while it searches (about a minute at 8192 bits): waiting for it in steps lets
+    # Ctrl-C and SIGTERM end the command at once, not when the search is done.
+    from ..interrupts import in_interruptible_thread
+
+    key = in_interruptible_thread(lambda: crypto_rsa.generate_private_key(public_exponent=KEYGEN_EXPONENT,
+                                                                          key_size=bits))
     encryption = (serialization.BestAvailableEncryption(password) if password is not None
                   else serialization.NoEncryption())
     private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption)

@@ -22,7 +22,7 @@ import gmpy2
 
 from ..arith.base import ParameterError, require_seconds
 from ..engine.tuning import cpu_name
-from ..fileio import check_output_path, commit_staged, discard_staged, stage_file
+from ..fileio import check_output_path, commit_staged, discard_staged, output_errors, stage_file
 from ..inttext import brief
 from .puzzle import MAX_PAYLOAD, MAX_T, PuzzleFile, SquaringTask, seal, trapdoor_document, trapdoor_solution
 
@@ -30,15 +30,30 @@ MIN_BITS = 256
 MAX_BITS = 16384
 
 
+# The odd primes below 2^16: one gcd with their product drops most composite candidates before a costlier test.
+_SMALL_ODD_PRIMES = int(gmpy2.primorial(1 << 16)) // 2
+# Miller-Rabin rounds with random bases after the strong BPSW test: what GMP's mpz_probab_prime_p(n, 30),
+# which this search replaced, does after its BPSW test.
+RANDOM_BASE_ROUNDS = 6
+
+
 def _random_prime(bits: int) -> int:
-    """A random prime of exactly ``bits`` bits with its top two bits set (so p*q has full width)."""
+    """A random prime of exactly ``bits`` bits with its top two bits set (so p*q has full width).
+
+    Each test is its own gmpy2 call (a gcd, one Miller-Rabin round, the strong Lucas test), at most about a
+    second at 8192 bits, so Ctrl-C and SIGTERM, whose handlers Python runs only between calls, stop the
+    search within about that: ``gmpy2.next_prime`` searched in one call, which ran 18 s to two minutes for an
+    8192-bit prime (a 16384-bit puzzle) with the signal waiting.  Candidates are drawn afresh each time, so
+    every prime of the range is equally likely (a search upward from a random start favours those after
+    long gaps)."""
     while True:
-        candidate = secrets.randbits(bits) | (3 << (bits - 2)) | 1
-        p = int(gmpy2.next_prime(candidate))
-        # next_prime may step past 2^bits; gmpy2.is_prime is GMP's BPSW-strength test, the strong BPSW
-        # test is an independent second opinion.
-        if p.bit_length() == bits and gmpy2.is_prime(p, 30) and gmpy2.is_strong_bpsw_prp(p):
-            return p
+        c = gmpy2.mpz(secrets.randbits(bits) | (3 << (bits - 2)) | 1)
+        if gmpy2.gcd(c, _SMALL_ODD_PRIMES) != 1 or not gmpy2.is_strong_prp(c, 2):
+            continue
+        # Base 2 passed: the strong Lucas (Selfridge) test completes the strong BPSW test, then random bases.
+        if gmpy2.is_strong_selfridge_prp(c) and all(gmpy2.is_strong_prp(c, 3 + secrets.randbelow(int(c) - 4))
+                                                     for _ in range(RANDOM_BASE_ROUNDS)):
+            return int(c)
 
 
 def generate_modulus(bits: int) -> tuple[int, int, int]:
@@ -160,10 +175,12 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
     if trapdoor_path is not None:
         doc = trapdoor_document(puzzle, p, q)
         doc["created"] = created
-        staged_trapdoor = stage_file(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
+        with output_errors(trapdoor_path, "keep-trapdoor"):
+            staged_trapdoor = stage_file(trapdoor_path, (json.dumps(doc, indent=1) + "\n").encode(), mode=0o600)
     del p, q, phi
     try:
-        staged_puzzle = stage_file(out, puzzle.to_json())
+        with output_errors(out, "out"):
+            staged_puzzle = stage_file(out, puzzle.to_json())
     except BaseException:
         if staged_trapdoor is not None:
             discard_staged(staged_trapdoor)
@@ -176,13 +193,15 @@ def create_puzzle(bits: int, payload: bytes, out: str | Path, *, t: int | None =
             if not trapdoor_new:
                 previous = _second_name(trapdoor_path)
             # Without overwrite, a file that appeared since the check is not replaced either.
-            commit_staged(staged_trapdoor, trapdoor_path, exclusive=not overwrite)
+            with output_errors(trapdoor_path, "keep-trapdoor"):
+                commit_staged(staged_trapdoor, trapdoor_path, exclusive=not overwrite)
     except BaseException:
         discard_staged(staged_puzzle)
         _restore(previous, trapdoor_path)
         raise
     try:
-        commit_staged(staged_puzzle, out, exclusive=not overwrite)
+        with output_errors(out, "out"):
+            commit_staged(staged_puzzle, out, exclusive=not overwrite)
     except BaseException:
         if trapdoor_new:
             try:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..arith.base import ParameterError
-from ..fileio import InputTooLarge, atomic_write, read_bounded
+from ..fileio import InputTooLarge, atomic_write, read_bounded, write_output
 from ..inttext import brief, decimal_to_int
 from .evaluation import MAX_T, Evaluation
 from .fiat_shamir import PROOF_TYPES
@@ -257,8 +257,10 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` so that ``path`` holds either its old content or all of the new one, even after a crash."""
     atomic_write(path, text)
 
-def write_proof(path: str | os.PathLike, proof: Proof) -> None:
-    atomic_write_text(path, proof.to_json())
+def write_proof(path: str | os.PathLike, proof: Proof, param: str = "out", overwrite: bool = True) -> None:
+    """The proof file, atomically; a failure (``path`` exists without ``overwrite``, a full disk) is a
+    ParameterError naming ``param``."""
+    write_output(path, proof.to_json(), param, overwrite=overwrite)
 
 
 def read_proof(path: str | os.PathLike) -> Proof:
@@ -278,8 +280,11 @@ def checkpoints_document(ev: Evaluation) -> dict[str, Any]:
             "values": {str(p): g.to_hex(v) for p, v in sorted(ev.values.items())}}
 
 
-def write_checkpoints(path: str | os.PathLike, ev: Evaluation) -> None:
-    atomic_write_text(path, json.dumps(checkpoints_document(ev), separators=(",", ":")) + "\n")
+def write_checkpoints(path: str | os.PathLike, ev: Evaluation, param: str = "checkpoints",
+                      overwrite: bool = True) -> None:
+    """As :func:`write_proof`, for the checkpoints file."""
+    write_output(path, json.dumps(checkpoints_document(ev), separators=(",", ":")) + "\n", param,
+                 overwrite=overwrite)
 
 
 def checkpoints_file_limit() -> int:

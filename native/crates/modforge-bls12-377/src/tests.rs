@@ -122,6 +122,7 @@ fn fr_matches_bigint() {
 }
 
 #[test]
+#[cfg(target_arch = "x86_64")]
 fn adx_kernel_equals_the_portable_twin() {
     if !arith::uses_adx() {
         eprintln!("no ADX on this CPU: only the portable product runs");

@@ -167,12 +167,12 @@ pub fn bits_at(e: &[u64], pos: usize, w: usize) -> u64 {
 #[inline(always)]
 pub fn opaque_u64(x: u64) -> u64 {
     let mut y = x;
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: an empty asm statement.
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    // SAFETY: an empty asm statement (a comment in either assembler).
     unsafe {
         core::arch::asm!("/* {0} */", inout(reg) y, options(nomem, nostack, preserves_flags))
     };
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     {
         y = core::hint::black_box(y);
     }

@@ -41,6 +41,7 @@ struct Kernels {
 }
 
 /// The kernels of one backend for the lane counts compiled as constants (8, 16) and any other (0).
+#[cfg(target_arch = "x86_64")]
 macro_rules! backend_kernels {
     ($module:ident, $packed:ty, $feature:literal) => {
         mod $module {

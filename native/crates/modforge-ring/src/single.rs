@@ -18,6 +18,7 @@ use crate::portable;
 pub struct Mont {
     pub m: Vec<u64>,
     pub m0inv: u64,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // the MULX/ADX loop exists only on x86-64
     adx: bool,
 }
 

@@ -7,8 +7,12 @@
 use num_bigint::BigUint;
 
 use crate::dispatch;
-use crate::fold::{self, FoldPlan, FoldPortableKernel, LANES};
-use crate::kernel::{self, Kernel, MontCtx};
+use crate::fold::{self, FoldPlan, LANES};
+#[cfg(target_arch = "x86_64")]
+use crate::fold::FoldPortableKernel;
+use crate::kernel::{self, MontCtx};
+#[cfg(target_arch = "x86_64")]
+use crate::kernel::Kernel;
 use crate::portable;
 
 /// xorshift64*: deterministic, dependency-free.
@@ -673,6 +677,7 @@ fn bench_multiexp() {
 /// the extreme loop state.  It pairs exactly where `pairs_interleave` says,
 /// never with another backend or another shape.
 #[test]
+#[cfg(target_arch = "x86_64")]
 fn ifma_paired_exponentiations_match_two_single_ones() {
     if !dispatch::supported("ifma") {
         skipped("no AVX-512 IFMA");
@@ -764,7 +769,9 @@ fn ifma_paired_exponentiations_match_two_single_ones() {
 /// squaring, five in one call, and the products of every pair of states).
 #[test]
 fn fold32_extreme_states_at_every_shape() {
-    use crate::fold32::{Fold32Plan, Fold32PortableKernel};
+    use crate::fold32::Fold32Plan;
+    #[cfg(target_arch = "x86_64")]
+    use crate::fold32::Fold32PortableKernel;
     use crate::fold32_shape;
     let mut rng = Rng(0x5EED_0032);
     let mut seen = Vec::new();
