@@ -20,6 +20,8 @@ use crate::kernel::{Kernel, PortableKernel};
 ///   slow.
 /// * `avx512f`: AVX-512F without IFMA, redundant radix 2^27 or 2^28 with the
 ///   table fold and 32-bit products (`vpmuludq`).
+/// * `avx2`: the same fold and digits as `avx512f` with 256-bit `vpmuludq`
+///   (x86-64 AVX2, for CPUs without AVX-512).
 pub const BACKENDS: &[&str] = &[
     "portable",
     "fold-portable",
@@ -28,6 +30,7 @@ pub const BACKENDS: &[&str] = &[
     "ifma-mont",
     "fold32-portable",
     "avx512f",
+    "avx2",
 ];
 
 /// The scalar backends: any CPU, any odd modulus from 3 up to `MAX_BITS`.
@@ -51,6 +54,7 @@ pub fn cpu_features() -> Vec<(&'static str, bool)> {
                 std::arch::is_x86_feature_detected!("avx512ifma"),
             ),
             ("avx512vl", std::arch::is_x86_feature_detected!("avx512vl")),
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
         ]
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -70,6 +74,8 @@ pub fn supported(name: &str) -> bool {
         }
         #[cfg(target_arch = "x86_64")]
         "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
+        #[cfg(target_arch = "x86_64")]
+        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
         #[cfg(target_arch = "x86_64")]
         "ifma" | "ifma-mont" => {
             std::arch::is_x86_feature_detected!("avx512f")
@@ -151,6 +157,9 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: supported() checked avx512f; the width check is above.
         "avx512f" => Box::new(unsafe { crate::avx512f::Avx512fKernel::new_unchecked(m) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: supported() checked avx2; the width check is above.
+        "avx2" => Box::new(unsafe { crate::avx2::Avx2Kernel::new_unchecked(m) }),
         _ => unreachable!(),
     })
 }

@@ -11,7 +11,7 @@
 //!   twin of the IFMA kernel).
 //! * [`fold32`], [`fold32_shape`]: the same fold in radix 2^26-2^28 with 32-bit
 //!   digit products (plan, bounds, the portable twin of the AVX-512F kernel).
-//! * `adx`, `ifma`, `ifma_mont`, `avx512f` (x86-64): the fast backends;
+//! * `adx`, `ifma`, `ifma_mont`, `avx512f`, `avx2` (x86-64): the fast backends;
 //!   `ifma_emulated` (test builds with the `ifma-emulated` feature): IFMA's two
 //!   instructions in software, so the IFMA kernels' tests run without IFMA.
 //! * [`dispatch`]: the one place that checks CPU features and builds kernels.
@@ -52,6 +52,8 @@ pub mod single;
 pub mod adx;
 #[cfg(target_arch = "x86_64")]
 pub mod avx512f;
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod ifma;
 #[cfg(target_arch = "x86_64")]
