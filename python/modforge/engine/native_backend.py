@@ -15,6 +15,9 @@ in native code for all ``k`` squarings and releases the GIL.
 * :class:`Avx512fBackend` (``avx512f``): AVX-512F without IFMA (``vpmuludq``),
   redundant radix-2^27/2^28 digits with the same kind of table fold; 256 to
   4096 bits.  For the AVX-512 CPUs without IFMA (Skylake-SP, Cascade Lake).
+* :class:`Avx2Backend` (``avx2``): the same fold and digits as ``avx512f`` in
+  256-bit vectors (AVX2 ``vpmuludq``); 256 to 4096 bits.  For the CPUs
+  without AVX-512 (AMD Zen 1-3, Intel client cores).
 * :class:`IfmaMontBackend` (``ifma-mont``): the AVX-512 IFMA Montgomery
   variant the fold was measured against (not registered in the engine;
   ``benchmarks/native_tune.py`` times it).
@@ -77,6 +80,10 @@ class IfmaBackend(_NativeBackend):
 
 class Avx512fBackend(_NativeBackend):
     name = "avx512f"
+
+
+class Avx2Backend(_NativeBackend):
+    name = "avx2"
 
 
 class IfmaMontBackend(_NativeBackend):

@@ -20,6 +20,7 @@ _BACKENDS: dict[str, str] = {
     "adx": "modforge.engine.native_backend:AdxBackend",
     "ifma": "modforge.engine.native_backend:IfmaBackend",
     "avx512f": "modforge.engine.native_backend:Avx512fBackend",
+    "avx2": "modforge.engine.native_backend:Avx2Backend",
 }
 
 
