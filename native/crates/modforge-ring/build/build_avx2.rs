@@ -30,7 +30,8 @@
 #[allow(dead_code)]
 mod fold32_shape;
 
-use fold32_shape::{first_carried_column, shape, MAX_FAST_BITS, MIN_FAST_BITS};
+use super::build_avx512f::{lookups, shapes};
+use fold32_shape::first_carried_column;
 use std::fmt::Write as _;
 
 /// Largest loop value, in 4-lane vectors (4096 bits: `L = 154`).
@@ -65,18 +66,6 @@ const SCRATCH_LANES: usize = R + 4 * (MAX_VL4 + 1);
 
 /// Accumulators a group or pass keeps in registers (`ymm0-13`).
 const MAX_ACC: usize = 14;
-
-/// Every shape the kernel needs, `(r, K)`, in width order.
-fn shapes() -> Vec<(u32, usize)> {
-    let mut out: Vec<(u32, usize)> = Vec::new();
-    for bits in MIN_FAST_BITS..=MAX_FAST_BITS {
-        let s = shape(bits).expect("a shape for every fast width");
-        if !out.contains(&s) {
-            out.push(s);
-        }
-    }
-    out
-}
 
 /// `[{sp} + byte offset of lane `lane`]`.
 fn at(lane: isize) -> String {
@@ -391,19 +380,6 @@ pub fn generate() -> String {
         s.push_str(&sqr_n(r, k));
         s.push_str(&mul(r, k));
     }
-    writeln!(s, "/// The generated squaring loop for radix 2^r and K table digits.").unwrap();
-    writeln!(s, "fn sqr_n_generated(r: u32, k: usize) -> Option<unsafe fn(*mut u64, *const u64, u64)> {{").unwrap();
-    writeln!(s, "    Some(match (r, k) {{").unwrap();
-    for &(r, k) in &all {
-        writeln!(s, "        ({r}, {k}) => sqr_n_{r}_{k},").unwrap();
-    }
-    writeln!(s, "        _ => return None,\n    }})\n}}").unwrap();
-    writeln!(s, "/// The generated product for radix 2^r and K table digits.").unwrap();
-    writeln!(s, "fn mul_generated(r: u32, k: usize) -> Option<unsafe fn(*mut u64, *const u64)> {{").unwrap();
-    writeln!(s, "    Some(match (r, k) {{").unwrap();
-    for &(r, k) in &all {
-        writeln!(s, "        ({r}, {k}) => mul_{r}_{k},").unwrap();
-    }
-    writeln!(s, "        _ => return None,\n    }})\n}}").unwrap();
+    s.push_str(&lookups(&all));
     s
 }
