@@ -14,7 +14,8 @@ this face re-raises those as :class:`~modforge.arith.base.ParameterError`, so
 Besides the single Montgomery product :func:`mont_mul`, the engine offers
 rings over one fixed odd modulus on several backends (:class:`Ring`; see
 docs/native.md): ``portable`` (any CPU), ``adx`` (x86-64 BMI2 + ADX),
-``ifma`` (AVX-512 IFMA), ``avx512f`` (AVX-512F without IFMA), plus
+``ifma`` (AVX-512 IFMA), ``avx512f`` (AVX-512F without IFMA), ``avx2`` (the
+``avx512f`` fold in 256-bit vectors, for CPUs without AVX-512), plus
 ``fold-portable`` and ``fold32-portable`` (the scalar twins of ``ifma`` and
 ``avx512f``) and ``ifma-mont`` (the IFMA Montgomery variant it was measured
 against).  :func:`supported_backends` lists those this CPU runs.

@@ -196,7 +196,7 @@ def test_sqr_n_releases_the_gil(backend: str) -> None:
 
 # --- errors -------------------------------------------------------------------
 
-@pytest.mark.parametrize("backend", ["adx", "ifma", "ifma-mont", "avx512f"])
+@pytest.mark.parametrize("backend", ["adx", "ifma", "ifma-mont", "avx512f", "avx2", "fma"])
 @pytest.mark.parametrize("bits", [64, 255, 4097])
 def test_fast_backends_reject_widths(backend: str, bits: int) -> None:
     n = (1 << (bits - 1)) | 1
@@ -255,14 +255,15 @@ def test_operand_and_count_errors(backend: str) -> None:
 
 def test_registry_lists_the_native_backends() -> None:
     avail = available_backends()
-    for name in ("portable", "adx", "ifma", "avx512f"):
+    for name in ("portable", "adx", "ifma", "avx512f", "avx2", "fma"):
         assert (name in avail) == native.backend_supported(name), name
     assert "portable" in avail
 
 
 @pytest.mark.parametrize("cls", [native_backend.PortableBackend, native_backend.AdxBackend,
                                  native_backend.IfmaBackend, native_backend.IfmaMontBackend,
-                                 native_backend.Avx512fBackend])
+                                 native_backend.Avx512fBackend, native_backend.Avx2Backend,
+                                 native_backend.FmaBackend])
 def test_backend_classes_follow_the_protocol(cls: type) -> None:
     if not cls.supported():
         with pytest.raises(ParameterError, match=r"^backend: .* is not supported on this CPU"):
@@ -276,7 +277,7 @@ def test_backend_classes_follow_the_protocol(cls: type) -> None:
         x * x % n, x * y % n, pow(x, 32, n), pow(x, 65537, n))
 
 
-@pytest.mark.parametrize("backend", [b for b in ("portable", "adx", "ifma", "avx512f") if b in ALL])
+@pytest.mark.parametrize("backend", [b for b in ("portable", "adx", "ifma", "avx512f", "avx2", "fma") if b in ALL])
 def test_modring_over_native_backends(backend: str) -> None:
     n = modulus(2048, 4)
     ring_ = ModRing(n, backend=backend)
@@ -302,6 +303,8 @@ def test_cpu_features_and_backend_lists() -> None:
         assert native.backend_supported("adx") == (feats["bmi2"] and feats["adx"])
         assert native.backend_supported("ifma") == (feats["avx512f"] and feats["avx512ifma"])
         assert native.backend_supported("avx512f") == feats["avx512f"]
+        assert native.backend_supported("avx2") == feats["avx2"]
+        assert native.backend_supported("fma") == (feats["avx2"] and feats["fma"])
 
 
 def test_sqr_n_honours_ctrl_c() -> None:

@@ -40,7 +40,7 @@ from .impls import ANCHOR, OURS, EngineImpl, Gmpy2Impl, Impl, ImplFailed, PipeIm
 SCHEMA = "modforge.bench.vdf/1"
 DEFAULT_BITS = (1024, 2048, 3072, 4096)
 # The native backends the engine is meant to have; a missing one is reported.
-EXPECTED_BACKENDS = ("portable", "adx", "ifma", "avx512f", "fma")
+EXPECTED_BACKENDS = ("portable", "adx", "ifma", "avx512f", "fma", "avx2")
 # Anchors the ratios are taken against (the fastest of these, per width).
 REFERENCE_ANCHORS = anchors_mod.NATIVE_ANCHORS
 FALLBACK_REFERENCE = Gmpy2Impl.name

@@ -111,7 +111,7 @@ def _progress(enabled: bool | None, t: int):
 @click.option("--proof", "proof_type", type=click.Choice(PROOF_CHOICES), default="none", show_default=True,
               help="Proof to compute beside the output.")
 @click.option("--backend", default="auto", show_default=True,
-              help="Engine backend: auto, or one of `modforge.engine.backend_names()` (portable, adx, ifma, avx512f, gmp, ...).")
+              help="Engine backend: auto, or one of `modforge.engine.backend_names()` (portable, adx, ifma, avx512f, avx2, gmp, ...).")
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, writable=True),
               help="Write the proof file here (atomically).")
 @click.option("--checkpoints", "checkpoints_path", type=click.Path(dir_okay=False, writable=True),

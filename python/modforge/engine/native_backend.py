@@ -18,6 +18,9 @@ in native code for all ``k`` squarings and releases the GIL.
 * :class:`FmaBackend` (``fma``): AVX2 + FMA, the ``ifma`` backend's radix-2^50
   digits and table fold with each digit product split exactly by two FP64
   fused multiply-adds; 256 to 4096 bits.  For x86 CPUs without AVX-512.
+* :class:`Avx2Backend` (``avx2``): the same fold and digits as ``avx512f`` in
+  256-bit vectors (AVX2 ``vpmuludq``); 256 to 4096 bits.  For the CPUs
+  without AVX-512 (AMD Zen 1-3, Intel client cores).
 * :class:`IfmaMontBackend` (``ifma-mont``): the AVX-512 IFMA Montgomery
   variant the fold was measured against (not registered in the engine;
   ``benchmarks/native_tune.py`` times it).
@@ -84,6 +87,8 @@ class Avx512fBackend(_NativeBackend):
 
 class FmaBackend(_NativeBackend):
     name = "fma"
+class Avx2Backend(_NativeBackend):
+    name = "avx2"
 
 
 class IfmaMontBackend(_NativeBackend):

@@ -21,6 +21,7 @@ _BACKENDS: dict[str, str] = {
     "ifma": "modforge.engine.native_backend:IfmaBackend",
     "avx512f": "modforge.engine.native_backend:Avx512fBackend",
     "fma": "modforge.engine.native_backend:FmaBackend",
+    "avx2": "modforge.engine.native_backend:Avx2Backend",
 }
 
 

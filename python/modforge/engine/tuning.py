@@ -41,10 +41,10 @@ from pathlib import Path
 from ..arith.base import ParameterError
 
 # Fastest first when no measurement says otherwise.
-DEFAULT_PREFERENCE = ("ifma", "avx512f", "fma", "adx", "portable", "gmp", "python")
+DEFAULT_PREFERENCE = ("ifma", "avx512f", "fma", "avx2", "adx", "portable", "gmp", "python")
 # The widths `auto` measures at (a modulus takes the next one up) and the backends it compares.
 WIDTHS = (256, 512, 768, 1024, 1536, 2048, 3072, 4096)
-CANDIDATES = ("ifma", "avx512f", "fma", "adx", "portable", "gmp")
+CANDIDATES = ("ifma", "avx512f", "fma", "avx2", "adx", "portable", "gmp")
 RUN_SECONDS = 0.004          # per timed run; each backend runs once per round
 ROUNDS = 7                   # rounds of interleaved runs, the order rotated each round
 MEASURE_ATTEMPTS = 3         # measurements of one width before a doubtful one is kept as it is

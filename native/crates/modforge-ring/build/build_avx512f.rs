@@ -449,17 +449,25 @@ pub fn generate() -> String {
         s.push_str(&sqr_n(r, k));
         s.push_str(&mul(r, k));
     }
+    s.push_str(&lookups(&all));
+    s
+}
+
+/// The two lookups of a generated fold32 kernel file (`sqr_n_{r}_{k}` and
+/// `mul_{r}_{k}` for every shape in `all`); `build_avx2.rs` uses them too.
+pub fn lookups(all: &[(u32, usize)]) -> String {
+    let mut s = String::new();
     writeln!(s, "/// The generated squaring loop for radix 2^r and K table digits.").unwrap();
     writeln!(s, "fn sqr_n_generated(r: u32, k: usize) -> Option<unsafe fn(*mut u64, *const u64, u64)> {{").unwrap();
     writeln!(s, "    Some(match (r, k) {{").unwrap();
-    for &(r, k) in &all {
+    for &(r, k) in all {
         writeln!(s, "        ({r}, {k}) => sqr_n_{r}_{k},").unwrap();
     }
     writeln!(s, "        _ => return None,\n    }})\n}}").unwrap();
     writeln!(s, "/// The generated product for radix 2^r and K table digits.").unwrap();
     writeln!(s, "fn mul_generated(r: u32, k: usize) -> Option<unsafe fn(*mut u64, *const u64)> {{").unwrap();
     writeln!(s, "    Some(match (r, k) {{").unwrap();
-    for &(r, k) in &all {
+    for &(r, k) in all {
         writeln!(s, "        ({r}, {k}) => mul_{r}_{k},").unwrap();
     }
     writeln!(s, "        _ => return None,\n    }})\n}}").unwrap();

@@ -20,6 +20,7 @@ use std::path::PathBuf;
 mod build_adx;
 mod build_avx512f;
 mod build_fma;
+mod build_avx2;
 
 const MIN_L: usize = 7;
 const MAX_L: usize = 84;
@@ -625,4 +626,6 @@ fn main() {
     std::fs::write(avx512f, build_avx512f::generate()).unwrap();
     let fma = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("fma_gen.rs");
     std::fs::write(fma, build_fma::generate()).unwrap();
+    let avx2 = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("avx2_gen.rs");
+    std::fs::write(avx2, build_avx2::generate()).unwrap();
 }

@@ -23,6 +23,8 @@ use crate::kernel::{Kernel, PortableKernel};
 /// * `fma`: AVX2 + FMA, the radix-2^50 table fold of `ifma` (the same
 ///   digits) with each 52-bit product split exactly by two FP64 fused
 ///   multiply-adds rounded toward zero; for CPUs without AVX-512.
+/// * `avx2`: the same fold and digits as `avx512f` with 256-bit `vpmuludq`
+///   (x86-64 AVX2, for CPUs without AVX-512).
 pub const BACKENDS: &[&str] = &[
     "portable",
     "fold-portable",
@@ -32,6 +34,7 @@ pub const BACKENDS: &[&str] = &[
     "fold32-portable",
     "avx512f",
     "fma",
+    "avx2",
 ];
 
 /// The scalar backends: any CPU, any odd modulus from 3 up to `MAX_BITS`.
@@ -78,6 +81,8 @@ pub fn supported(name: &str) -> bool {
         "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
         #[cfg(target_arch = "x86_64")]
         "fma" => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
+        #[cfg(target_arch = "x86_64")]
+        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
         #[cfg(target_arch = "x86_64")]
         "ifma" | "ifma-mont" => {
             std::arch::is_x86_feature_detected!("avx512f")
@@ -162,6 +167,9 @@ pub fn build(name: &str, m: &[u64]) -> Result<Box<dyn Kernel>, BuildError> {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: supported() checked avx2 and fma; the width check is above.
         "fma" => Box::new(unsafe { crate::fma::FmaKernel::new_unchecked(m) }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: supported() checked avx2; the width check is above.
+        "avx2" => Box::new(unsafe { crate::avx2::Avx2Kernel::new_unchecked(m) }),
         _ => unreachable!(),
     })
 }

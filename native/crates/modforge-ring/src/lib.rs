@@ -11,9 +11,10 @@
 //!   twin of the IFMA kernel).
 //! * [`fold32`], [`fold32_shape`]: the same fold in radix 2^26-2^28 with 32-bit
 //!   digit products (plan, bounds, the portable twin of the AVX-512F kernel).
-//! * `adx`, `ifma`, `ifma_mont`, `avx512f`, `fma` (x86-64): the fast
-//!   backends (`fma`: the radix-2^50 fold with FP64 fused multiply-adds, for
-//!   CPUs without AVX-512; scratch layout in `fma_layout`);
+//! * `adx`, `ifma`, `ifma_mont`, `avx512f`, `avx2`, `fma` (x86-64): the
+//!   fast backends (`avx2`: the fold of `avx512f` on 256-bit vectors; `fma`:
+//!   the radix-2^50 fold with FP64 fused multiply-adds, scratch layout in
+//!   `fma_layout`; both for CPUs without AVX-512);
 //!   `ifma_emulated` (test builds with the `ifma-emulated` feature): IFMA's two
 //!   instructions in software, so the IFMA kernels' tests run without IFMA.
 //! * [`dispatch`]: the one place that checks CPU features and builds kernels.
@@ -58,6 +59,7 @@ pub mod avx512f;
 pub mod fma;
 #[cfg(target_arch = "x86_64")]
 pub mod fma_layout;
+pub mod avx2;
 #[cfg(target_arch = "x86_64")]
 pub mod ifma;
 #[cfg(target_arch = "x86_64")]

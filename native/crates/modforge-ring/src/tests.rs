@@ -246,7 +246,7 @@ fn build_errors_name_the_parameter() {
         e.to_string(),
         "modulus: backend \"portable\" takes moduli of 2 to 4096 bits, got 4160 bits"
     );
-    for fast in ["adx", "ifma", "ifma-mont"] {
+    for fast in ["adx", "ifma", "ifma-mont", "avx2"] {
         // The width is checked before the CPU, so the message is the same
         // on every machine.
         let e = dispatch::build(fast, &[0xFFFF_FFFF_FFFF_FFC5])
@@ -765,8 +765,9 @@ fn ifma_paired_exponentiations_match_two_single_ones() {
 /// per `(r, K)` from 256 to 4096 bits): every column, fold sum and digit is
 /// checked in 128-bit arithmetic against the bounds (B2)-(B3), (I1) and (I2)
 /// of `fold32.rs`, the residue against num-bigint, and, where the CPU runs
-/// it, the AVX-512F kernel's digits against the twin's, bit for bit (one
-/// squaring, five in one call, and the products of every pair of states).
+/// them, the AVX-512F and AVX2 kernels' digits against the twin's, bit for
+/// bit (one squaring, five in one call, and the products of every pair of
+/// states).
 #[test]
 fn fold32_extreme_states_at_every_shape() {
     use crate::fold32::Fold32Plan;
@@ -775,12 +776,10 @@ fn fold32_extreme_states_at_every_shape() {
     use crate::fold32_shape;
     let mut rng = Rng(0x5EED_0032);
     let mut seen = Vec::new();
-    #[cfg(target_arch = "x86_64")]
-    let fast_here = dispatch::supported("avx512f");
-    #[cfg(not(target_arch = "x86_64"))]
-    let fast_here = false;
-    if !fast_here {
-        skipped("no AVX-512F: the fold32 twin's bounds checked, not the kernel");
+    // The kernels over the same digits (avx2: the same fold in 256-bit vectors).
+    let fast_here: Vec<&str> = ["avx512f", "avx2"].into_iter().filter(|b| dispatch::supported(b)).collect();
+    for missing in ["avx512f", "avx2"].iter().filter(|b| !fast_here.contains(b)) {
+        skipped(&format!("no {missing}: the fold32 twin's bounds checked, not that kernel"));
     }
     for bits in fold32_shape::MIN_FAST_BITS..=fold32_shape::MAX_FAST_BITS {
         let shape = fold32_shape::shape(bits).unwrap();
@@ -842,23 +841,22 @@ fn fold32_extreme_states_at_every_shape() {
             assert!(next[l..].iter().all(|&d| d == 0), "{}", ctx("a digit above L"));
             assert!(value(&next) < limit, "{}", ctx("(I2) broken"));
             assert_eq!(value(&next) % &bm, value(s) * value(s) % &bm, "{}", ctx("wrong residue"));
-            #[cfg(target_arch = "x86_64")]
-            if fast_here {
-                let fast = dispatch::build("avx512f", &m).unwrap();
+            for &name in &fast_here {
+                let fast = dispatch::build(name, &m).unwrap();
                 let twin = Fold32PortableKernel::new(&m);
                 let mut f = s.clone();
                 fast.sqr_n_internal(&mut f, 1);
-                assert_eq!(f, next, "{}", ctx("avx512f digits differ from the twin after one squaring"));
+                assert_eq!(f, next, "{}", ctx(&format!("{name} digits differ from the twin after one squaring")));
                 let (mut f5, mut t5) = (s.clone(), s.clone());
                 fast.sqr_n_internal(&mut f5, 5);
                 twin.sqr_n_internal(&mut t5, 5);
-                assert_eq!(f5, t5, "{}", ctx("avx512f digits differ from the twin after five squarings"));
+                assert_eq!(f5, t5, "{}", ctx(&format!("{name} digits differ from the twin after five squarings")));
                 for b in &states {
                     assert_eq!(
                         fast.mul_internal(s, b),
                         twin.mul_internal(s, b),
                         "{}",
-                        ctx("avx512f product digits differ from the twin")
+                        ctx(&format!("{name} product digits differ from the twin"))
                     );
                 }
             }
@@ -917,5 +915,63 @@ fn emulated_ifma_matches_the_instructions() {
         let msg = format!("seed {seed:#x}, round {round}: a {a:x?} b {b:x?} c {c:x?}");
         assert_eq!(u(emu::_mm512_madd52lo_epu64(v(a), v(b), v(c))), u(lo), "madd52lo, {msg}");
         assert_eq!(u(emu::_mm512_madd52hi_epu64(v(a), v(b), v(c))), u(hi), "madd52hi, {msg}");
+    }
+}
+
+/// ns per squaring of the fold32 kernels beside `adx`, interleaved rounds,
+/// medians (ignored; `cargo test --release -p modforge-ring bench_fold32_kernels
+/// -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn bench_fold32_kernels() {
+    use std::time::Instant;
+    let mut rng = Rng(0x5EED_0B2C);
+    let names: Vec<&str> = ["adx", "avx2", "avx512f"].into_iter().filter(|b| dispatch::supported(b)).collect();
+    // The core clock, from a chain of dependent adds (one cycle each).
+    #[cfg(target_arch = "x86_64")]
+    let ghz = {
+        let mut best = f64::MAX;
+        for _ in 0..20 {
+            let (iters, t) = (1_000_000u64, Instant::now());
+            let mut x = 0u64;
+            // SAFETY: register arithmetic only.
+            unsafe {
+                core::arch::asm!("2:", "add {x}, {n}", "add {x}, {n}", "add {x}, {n}", "add {x}, {n}",
+                                 "add {x}, {n}", "add {x}, {n}", "add {x}, {n}", "add {x}, {n}",
+                                 "dec {n}", "jnz 2b", x = inout(reg) x, n = inout(reg) iters => _);
+            }
+            std::hint::black_box(x);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        8.0 * 1e6 / best / 1e9
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let ghz = 0.0;
+    println!("core clock about {ghz:.2} GHz (best of 20 dependent-add chains)");
+    for bits in [1024usize, 2048, 3072, 4096] {
+        let m = modulus(&mut rng, bits);
+        let kernels: Vec<_> = names.iter().map(|n| dispatch::build(n, &m).unwrap()).collect();
+        let x = limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len());
+        let count = (8_000 * 1024 * 1024 / (bits * bits)) as u64;
+        let mut ns = vec![Vec::new(); names.len()];
+        for round in 0..41 {
+            for i in 0..names.len() {
+                let j = (i + round) % names.len();
+                let mut s = kernels[j].enter(&x);
+                let t = Instant::now();
+                kernels[j].sqr_n_internal(&mut s, count);
+                ns[j].push(t.elapsed().as_secs_f64() * 1e9 / count as f64);
+                std::hint::black_box(&s);
+            }
+        }
+        let line: Vec<String> = names
+            .iter()
+            .zip(ns.iter_mut())
+            .map(|(n, v)| {
+                v.sort_by(f64::total_cmp);
+                format!("{n} {:.1} (min {:.1} = {:.0} cycles)", v[v.len() / 2], v[0], v[0] * ghz)
+            })
+            .collect();
+        println!("{bits} bits: {}", line.join(", "));
     }
 }
