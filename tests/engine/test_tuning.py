@@ -14,8 +14,8 @@ from modforge.engine.backends import available_backends
 OTHER_CPU = {"cpu": "Some Other CPU", "cpu_features": {"adx": True, "bmi2": True}}
 ELSEWHERE = {**OTHER_CPU, "gmp": "6.3.0", "modforge": "0.1.0"}
 THIS_MACHINE = tuning.this_machine
-FAKE_NS = {"gmp": 10.0, "portable": 30.0, "adx": 20.0, "ifma": 40.0, "avx512f": 50.0, "avx2": 60.0}  # no default's order
-ALL = ["gmp", "portable", "adx", "ifma", "avx512f", "avx2", "python"]
+FAKE_NS = {"gmp": 10.0, "portable": 30.0, "adx": 20.0, "ifma": 40.0, "avx512f": 50.0, "avx2": 60.0, "fma": 70.0}  # no default's order
+ALL = ["gmp", "portable", "adx", "ifma", "avx512f", "avx2", "fma", "python"]
 
 
 @pytest.fixture
@@ -56,11 +56,11 @@ def test_on_the_shipped_data_cpu_nothing_is_measured(fresh, monkeypatch, tmp_pat
 
 def test_elsewhere_auto_measures_once_per_width_and_keeps_the_ranking(fresh, monkeypatch) -> None:
     _elsewhere(monkeypatch)
-    assert tuning.ranked_backends(1000, ALL) == ["gmp", "adx", "portable", "ifma", "avx512f", "avx2", "python"]
+    assert tuning.ranked_backends(1000, ALL) == ["gmp", "adx", "portable", "ifma", "avx512f", "avx2", "fma", "python"]
     assert fresh == [(tuple(tuning.CANDIDATES), 1024)]
     assert tuning.ranked_backends(1024, ALL)[0] == "gmp" and len(fresh) == 1      # same width: no new timing
     doc = json.loads(tuning.cache_path(ELSEWHERE).read_text())
-    assert doc["identity"] == ELSEWHERE and doc["ranked"]["1024"] == ["gmp", "adx", "portable", "ifma", "avx512f", "avx2"]
+    assert doc["identity"] == ELSEWHERE and doc["ranked"]["1024"] == ["gmp", "adx", "portable", "ifma", "avx512f", "avx2", "fma"]
     assert doc["ns_per_squaring"]["1024"]["gmp"] == 10.0 and doc["date"]
     # Another process: read from the file, nothing timed.
     monkeypatch.setattr(tuning, "_session", {})
