@@ -191,6 +191,12 @@ impl BatchBuckets {
 
     /// sum_k (k + 1) bucket[k] by two running sums from the top bucket down.
     pub fn reduce(&self) -> G1Xyzz {
+        self.reduce_parts().0
+    }
+
+    /// (sum_k (k + 1) bucket[k], sum_k bucket[k]): the second is the last running sum, which a
+    /// caller holding buckets lo.. of a larger set needs to add lo times.
+    pub fn reduce_parts(&self) -> (G1Xyzz, G1Xyzz) {
         let mut running = G1Xyzz::IDENTITY;
         let mut total = G1Xyzz::IDENTITY;
         for k in (0..self.affine.len()).rev() {
@@ -200,6 +206,6 @@ impl BatchBuckets {
             }
             total = total.add(&running);
         }
-        total
+        (total, running)
     }
 }

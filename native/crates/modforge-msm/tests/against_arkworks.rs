@@ -60,7 +60,7 @@ fn check(points: &[G1Affine], scalars: &[[u64; 4]], what: &str) {
     let configs = [
         MsmConfig { threads: 1, ..Default::default() },
         MsmConfig { threads: 2, ..Default::default() },
-        MsmConfig { threads: 1, window: Some(5), batch_size: Some(3) },
+        MsmConfig { threads: 1, window: Some(5), batch_size: Some(3), ..Default::default() },
     ];
     for cfg in &configs {
         assert_eq!(ours(points, scalars, cfg), expect, "{what} (n={}, {cfg:?}, seed={})", points.len(), seed());
