@@ -113,6 +113,8 @@ def test_cli_precompute_then_table(tmp_path: Path) -> None:
         (["--table", str(tmp_path / "t"), "--points", str(tmp_path / "p"), "--scalars", str(tmp_path / "s")],
          "modforge: error: --table: give --table with --scalars only"),
         (["--table", str(tmp_path / "t")], "modforge: error: --scalars: --table needs the scalars file"),
+        (["--random", str(1 << 29)], "modforge: error: --random: must be between 0 and 2^28"),
+        (["--random", "-1"], "modforge: error: --random: must be between 0 and 2^28"),
         (["--table", str(tmp_path / "t2"), "--scalars", str(tmp_path / "s"), "--format", "gnark"],
          f"modforge: error: {tmp_path / 't2'}: 100 bytes, but 12 points x 26 windows need"),
         (["--table", str(tmp_path / "t"), "--scalars", str(tmp_path / "s5"), "--format", "gnark"],

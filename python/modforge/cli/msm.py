@@ -36,6 +36,9 @@ def _hex(v: int) -> str:
     return f"{v:#x}"
 
 
+# the largest --random instance: 2^28 points take about 45 GB in Rust (points, scalars, digits)
+MAX_RANDOM_N = 1 << 28
+
 # --random runs at least this large show a progress bar by default (when stderr is a terminal)
 PROGRESS_MIN_N = 1 << 18
 
@@ -132,8 +135,8 @@ def msm(ctx: click.Context, points_path: str | None, table_path: str | None, sca
     if random_n is not None:
         if points_path or scalars_path:
             raise ParameterError("--random", "give either --random N or --points and --scalars, not both")
-        if random_n < 0:
-            raise ParameterError("--random", "must be non-negative")
+        if not 0 <= random_n <= MAX_RANDOM_N:
+            raise ParameterError("--random", f"must be between 0 and 2^{MAX_RANDOM_N.bit_length() - 1}")
         native = msm_api._native()
         if backend in ("auto", "native") and native is not None and hasattr(native, "msm_bls12_377_random"):
             # generated and multiplied in Rust: no Python object per point, so 2^24 points fit easily
