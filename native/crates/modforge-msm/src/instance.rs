@@ -37,15 +37,21 @@ pub fn random_instance(n: usize, seed: u64) -> (Vec<G1Affine>, Vec<[u64; 4]>) {
     let a = rng.scalar();
     let b = rng.scalar();
     let scalars: Vec<[u64; 4]> = (0..n).map(|_| rng.scalar()).collect();
-    let start = GENERATOR.mul(&a);
     let step = GENERATOR.mul(&b).to_affine();
-    let mut jac = Vec::with_capacity(n);
-    let mut acc = start;
-    for _ in 0..n {
-        jac.push(acc);
-        acc = acc.add_affine(&step);
+    let mut acc = GENERATOR.mul(&a);
+    // normalised a block at a time: a Jacobian copy of all n points would add 144 bytes a point
+    const BLOCK: usize = 1 << 16;
+    let mut points = Vec::with_capacity(n);
+    let mut jac = Vec::with_capacity(BLOCK.min(n));
+    while points.len() < n {
+        jac.clear();
+        for _ in 0..BLOCK.min(n - points.len()) {
+            jac.push(acc);
+            acc = acc.add_affine(&step);
+        }
+        points.extend(G1Jacobian::batch_to_affine(&jac));
     }
-    (G1Jacobian::batch_to_affine(&jac), scalars)
+    (points, scalars)
 }
 
 fn be_words<const N: usize>(bytes: &[u8]) -> [u64; N] {

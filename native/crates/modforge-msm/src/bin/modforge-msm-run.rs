@@ -30,8 +30,17 @@ fn main() {
             let n: usize = arg(&args, 2, "N");
             let seed: u64 = arg(&args, 3, "SEED");
             let (points, scalars) = random_instance(n, seed);
-            std::fs::write(&args[4], encode_points(&points)).unwrap_or_else(|e| die(&e.to_string()));
-            std::fs::write(&args[5], encode_scalars(&scalars)).unwrap_or_else(|e| die(&e.to_string()));
+            // encoded a block at a time, so the files' bytes never sit in memory beside the points
+            let write = |path: &String, blocks: &mut dyn Iterator<Item = Vec<u8>>| {
+                use std::io::Write;
+                let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap_or_else(|e| die(&e.to_string())));
+                for block in blocks {
+                    f.write_all(&block).unwrap_or_else(|e| die(&e.to_string()));
+                }
+                f.flush().unwrap_or_else(|e| die(&e.to_string()));
+            };
+            write(&args[4], &mut points.chunks(1 << 16).map(encode_points));
+            write(&args[5], &mut scalars.chunks(1 << 16).map(encode_scalars));
         }
         Some("run") => {
             let pts = std::fs::read(&args[2]).unwrap_or_else(|e| die(&e.to_string()));
