@@ -4,6 +4,8 @@ Three programs speak one protocol (``PROG POINTS SCALARS THREADS REPEATS`` on gn
 ``ms T`` per repeat and then ``x 0x..``/``y 0x..`` or ``infinity``):
 
 * ours: ``modforge-msm-run`` of native/crates/modforge-msm, built from the source tree;
+* ours with a fixed-base table (``modforge (table)``): the same runner's ``table`` mode, on a table
+  precomputed once per size (``precompute``, timed apart and reported as ``precompute_ms``);
 * gnark-crypto: ``G1Jac.MultiExp`` (bench/harness/msm/gnark, Go), at the latest gnark-crypto release
   when first built (``go get ...@latest``);
 * arkworks: ``VariableBaseMSM::msm`` (bench/harness/msm/ark), the latest 0.x ``ark-ec`` with the
@@ -43,6 +45,7 @@ from .anchors import (
 Notice = Callable[[str], None]
 
 OURS = "modforge"
+OURS_TABLE = "modforge (table)"
 GNARK = "gnark-crypto"
 ARK = "arkworks"
 GNARK_MODULE = "github.com/consensys/gnark-crypto"
@@ -160,6 +163,11 @@ def build_ark(env: AnchorEnv, notice: Notice) -> AnchorProgram:
                       {"key": key, "version": version})
 
 
+def table_program(ours: AnchorProgram) -> AnchorProgram:
+    """Our runner's fixed-base mode: the same protocol with a table file in place of the points."""
+    return AnchorProgram(OURS_TABLE, (ours.argv[0], "table"), f"{ours.detail}, fixed-base table", ours.build)
+
+
 def collect(env: AnchorEnv, notice: Notice, which: Sequence[str] = (OURS, GNARK, ARK)
             ) -> tuple[list[AnchorProgram], list[AnchorUnavailable]]:
     builders = {OURS: build_ours, GNARK: build_gnark, ARK: build_ark}
@@ -170,6 +178,9 @@ def collect(env: AnchorEnv, notice: Notice, which: Sequence[str] = (OURS, GNARK,
         except AnchorUnavailable as exc:
             notice(f"{name} skipped: {exc.why}")
             skipped.append(exc)
+        else:
+            if name == OURS:
+                programs.append(table_program(programs[-1]))
     return programs, skipped
 
 
@@ -209,6 +220,17 @@ def generate(ours: AnchorProgram, n: int, seed: int, directory: Path) -> tuple[P
     return points, scalars
 
 
+def precompute_table(ours: AnchorProgram, points: Path, directory: Path) -> tuple[Path, float]:
+    """The fixed-base table of ``points`` (our runner's default window) and its precomputation's ms."""
+    table = directory / (points.name + ".table")
+    proc = subprocess.run([ours.argv[0], "precompute", str(points), str(table)], capture_output=True, text=True,
+                          check=False)
+    if proc.returncode != 0:
+        raise ProgramFailed(f"{OURS} precompute: exit {proc.returncode}: {proc.stderr.strip()[:300]}")
+    ms = [float(line.split()[1]) for line in proc.stdout.splitlines() if line.startswith("precompute_ms ")]
+    return table, ms[0] if ms else float("nan")
+
+
 def run_bench(log_ns: Sequence[int], thread_counts: Sequence[int], repeats: int, seed: int, env: AnchorEnv,
               notice: Notice, step: Callable[[str], None] | None = None) -> dict:
     from .machine import git_commit, machine_info
@@ -221,11 +243,14 @@ def run_bench(log_ns: Sequence[int], thread_counts: Sequence[int], repeats: int,
         "machine": machine_info(), "commit": git_commit(), "seed": seed, "repeats": repeats,
         "programs": {p.name: p.detail for p in programs},
         "skipped": [{"impl": ", ".join(s.impls), "why": s.why} for s in skipped],
-        "rows": [], "mismatches": [],
+        "rows": [], "mismatches": [], "precompute_ms": {},
     }
     with tempfile.TemporaryDirectory(prefix="modforge-bench-msm-") as tmp:
         for log_n in log_ns:
             points, scalars = generate(programs[0], 1 << log_n, seed, Path(tmp))
+            if step:
+                step(f"2^{log_n} precomputing the fixed-base table")
+            table, doc["precompute_ms"][str(log_n)] = precompute_table(programs[0], points, Path(tmp))
             for threads in thread_counts:
                 samples: dict[str, list[float]] = {p.name: [] for p in programs}
                 results: dict[str, str] = {}
@@ -234,7 +259,7 @@ def run_bench(log_ns: Sequence[int], thread_counts: Sequence[int], repeats: int,
                     for prog in order:
                         if step:
                             step(f"2^{log_n} x{threads} {prog.name} ({rnd + 1}/{repeats})")
-                        run = run_program(prog, points, scalars, threads, 2)
+                        run = run_program(prog, table if prog.name == OURS_TABLE else points, scalars, threads, 2)
                         samples[prog.name].append(run.times_ms[-1])  # the warm repetition
                         results[prog.name] = run.result
                 if len(set(results.values())) > 1:
@@ -248,8 +273,11 @@ def run_bench(log_ns: Sequence[int], thread_counts: Sequence[int], repeats: int,
                         "median_ms": med, "min_ms": min(t), "max_ms": max(t),
                         "spread": (max(t) - min(t)) / med if med else 0.0, "samples_ms": t,
                         "vs_gnark": med / statistics.median(base) if base else None,
+                        # the table's speed-up over our variable-base MSM (ours / with table)
+                        "table_speedup": statistics.median(samples[OURS]) / med if prog.name == OURS_TABLE else None,
                         "agrees": len(set(results.values())) == 1,
                     })
+            table.unlink(missing_ok=True)  # 1.6 GB at 2^20: do not keep it beside the next size's
     return doc
 
 
@@ -257,11 +285,15 @@ def format_table(doc: dict) -> str:
     title = (f"MSM over {doc['curve']}  ({doc['machine'].get('cpu_model', '?')}, {doc['date']}, "
              f"commit {str(doc.get('commit'))[:10]})")
     lines = [title,
-             f"{'n':>8} {'thr':>3} {'impl':<13} {'median ms':>10} {'spread':>7} {'vs gnark':>8}  agree"]
+             f"{'n':>8} {'thr':>3} {'impl':<16} {'median ms':>10} {'spread':>7} {'vs gnark':>8}  agree"]
     for row in doc["rows"]:
         ratio = f"{row['vs_gnark']:.2f}x" if row["vs_gnark"] is not None else "-"
-        lines.append(f"{'2^' + str(row['log_n']):>8} {row['threads']:>3} {row['impl']:<13} {row['median_ms']:>10.1f} "
+        lines.append(f"{'2^' + str(row['log_n']):>8} {row['threads']:>3} {row['impl']:<16} {row['median_ms']:>10.1f} "
                      f"{row['spread']:>6.1%} {ratio:>8}  {'yes' if row['agrees'] else 'NO'}")
+    for row in doc["rows"]:
+        if row.get("table_speedup"):
+            lines.append(f"  2^{row['log_n']} x{row['threads']}: fixed-base table {row['table_speedup']:.2f}x faster "
+                         f"than without (precomputed once in {doc['precompute_ms'][str(row['log_n'])]:.0f} ms)")
     for name, detail in doc["programs"].items():
         lines.append(f"  {name}: {detail}")
     for s in doc["skipped"]:

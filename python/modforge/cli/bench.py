@@ -376,7 +376,8 @@ def msm(log_n_text: str, threads_text: str, repeats: int, seed: int, as_json: bo
     env = AnchorEnv.from_environ(build=build)
     try:
         with Progress(console=err, transient=True) as progress:
-            task = progress.add_task("msm", total=len(log_ns) * len(thread_counts) * repeats * 3)
+            # per size one table precomputation, then per cell four programs (ours with and without a table)
+            task = progress.add_task("msm", total=len(log_ns) * (1 + len(thread_counts) * repeats * 4))
             doc = run_bench(log_ns, thread_counts, repeats, seed, env,
                             notice=lambda m: err.print(f"[cyan]bench:[/cyan] {m}"),
                             step=lambda what: progress.update(task, advance=1, description=what))

@@ -29,31 +29,39 @@ fn bits_at(s: &[u64; 4], offset: usize, c: usize) -> u64 {
     v & ((1u64 << c) - 1)
 }
 
+/// The signed digits of one scalar (< 2^253) for c-bit windows (c < 64), window by window:
+/// calls `f(w, d)` for every non-zero digit d, |d| <= 2^(c-1).
+#[inline(always)]
+pub fn for_each_signed_digit(s: &[u64; 4], c: usize, mut f: impl FnMut(usize, i64)) {
+    let windows = window_count(c);
+    let half = 1u64 << (c - 1);
+    let mut carry = 0u64;
+    for w in 0..windows {
+        let d = bits_at(s, w * c, c) + carry;
+        carry = 0;
+        if d == 0 {
+            continue;
+        }
+        if d <= half || w == windows - 1 {
+            debug_assert!(d <= half);
+            f(w, d as i64);
+        } else {
+            carry = 1;
+            let m = (1u64 << c) - d; // |d - 2^c|
+            if m != 0 {
+                f(w, -(m as i64));
+            }
+        }
+    }
+}
+
 /// The signed digits of one scalar (< 2^253), window by window, in the 16-bit encoding.
 #[inline]
 pub fn encode_scalar(s: &[u64; 4], c: usize, out: &mut [u16]) {
     let windows = window_count(c);
     debug_assert!(c <= MAX_WINDOW && out.len() >= windows);
-    let half = 1u64 << (c - 1);
-    let mut carry = 0u64;
-    for (w, slot) in out.iter_mut().enumerate().take(windows) {
-        let d = bits_at(s, w * c, c) + carry;
-        carry = 0;
-        *slot = if d == 0 {
-            0
-        } else if d <= half || w == windows - 1 {
-            debug_assert!(d <= half);
-            encode(d, false)
-        } else {
-            carry = 1;
-            let m = (1u64 << c) - d; // |d - 2^c|
-            if m == 0 {
-                0
-            } else {
-                encode(m, true)
-            }
-        };
-    }
+    out[..windows].fill(0);
+    for_each_signed_digit(s, c, |w, d| out[w] = encode(d.unsigned_abs(), d < 0));
 }
 
 /// The code of a non-zero digit of magnitude m.

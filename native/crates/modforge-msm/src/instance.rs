@@ -37,15 +37,21 @@ pub fn random_instance(n: usize, seed: u64) -> (Vec<G1Affine>, Vec<[u64; 4]>) {
     let a = rng.scalar();
     let b = rng.scalar();
     let scalars: Vec<[u64; 4]> = (0..n).map(|_| rng.scalar()).collect();
-    let start = GENERATOR.mul(&a);
     let step = GENERATOR.mul(&b).to_affine();
-    let mut jac = Vec::with_capacity(n);
-    let mut acc = start;
-    for _ in 0..n {
-        jac.push(acc);
-        acc = acc.add_affine(&step);
+    let mut acc = GENERATOR.mul(&a);
+    // normalised a block at a time: a Jacobian copy of all n points would add 144 bytes a point
+    const BLOCK: usize = 1 << 16;
+    let mut points = Vec::with_capacity(n);
+    let mut jac = Vec::with_capacity(BLOCK.min(n));
+    while points.len() < n {
+        jac.clear();
+        for _ in 0..BLOCK.min(n - points.len()) {
+            jac.push(acc);
+            acc = acc.add_affine(&step);
+        }
+        points.extend(G1Jacobian::batch_to_affine(&jac));
     }
-    (G1Jacobian::batch_to_affine(&jac), scalars)
+    (points, scalars)
 }
 
 fn be_words<const N: usize>(bytes: &[u8]) -> [u64; N] {
@@ -95,30 +101,34 @@ pub fn encode_scalars(scalars: &[[u64; 4]]) -> Vec<u8> {
     out
 }
 
+/// Decode one raw point (96 bytes); Err is the reason (no subgroup check: see the caller).
+pub fn decode_point(chunk: &[u8], check_curve: bool) -> Result<G1Affine, &'static str> {
+    let flags = chunk[0] >> 5;
+    if flags == 0b010 {
+        return Ok(G1Affine::IDENTITY);
+    }
+    if flags != 0 {
+        return Err("flags are not those of an uncompressed point");
+    }
+    let x = Fq::from_canonical(be_words::<6>(&chunk[..48])).ok_or("x is not below q")?;
+    let y = Fq::from_canonical(be_words::<6>(&chunk[48..])).ok_or("y is not below q")?;
+    let p = G1Affine::new(x, y);
+    if check_curve && !p.is_on_curve() {
+        return Err("not on the curve");
+    }
+    Ok(p)
+}
+
 /// Decode raw points; Err names the index and the reason (no subgroup check: see the caller).
 pub fn decode_points(bytes: &[u8], check_curve: bool) -> Result<Vec<G1Affine>, String> {
     if bytes.len() % RAW_POINT != 0 {
         return Err(format!("{} bytes is not a whole number of {RAW_POINT}-byte points", bytes.len()));
     }
-    let mut out = Vec::with_capacity(bytes.len() / RAW_POINT);
-    for (i, chunk) in bytes.chunks(RAW_POINT).enumerate() {
-        let flags = chunk[0] >> 5;
-        if flags == 0b010 {
-            out.push(G1Affine::IDENTITY);
-            continue;
-        }
-        if flags != 0 {
-            return Err(format!("point {i}: flags {flags:#b} are not those of an uncompressed point"));
-        }
-        let x = Fq::from_canonical(be_words::<6>(&chunk[..48])).ok_or(format!("point {i}: x is not below q"))?;
-        let y = Fq::from_canonical(be_words::<6>(&chunk[48..])).ok_or(format!("point {i}: y is not below q"))?;
-        let p = G1Affine::new(x, y);
-        if check_curve && !p.is_on_curve() {
-            return Err(format!("point {i}: not on the curve"));
-        }
-        out.push(p);
-    }
-    Ok(out)
+    bytes
+        .chunks(RAW_POINT)
+        .enumerate()
+        .map(|(i, chunk)| decode_point(chunk, check_curve).map_err(|why| format!("point {i}: {why}")))
+        .collect()
 }
 
 pub fn decode_scalars(bytes: &[u8]) -> Result<Vec<[u64; 4]>, String> {

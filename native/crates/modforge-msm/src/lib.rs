@@ -10,6 +10,9 @@
 //! * each window's buckets are reduced by running sums and the windows combined by doublings;
 //! * threads take whole windows.
 //!
+//! [`fixed::FixedBaseTable`] is the fixed-base setting: shifted copies of the points precomputed
+//! once, so that every window shares one bucket set.
+//!
 //! Scalars are integers below r as little-endian words; the MSM is variable time in the scalars
 //! (bucket indices are memory addresses): do not use it where the scalars must stay secret from a
 //! co-located attacker.
@@ -25,9 +28,11 @@
 
 pub mod batch;
 pub mod digits;
+pub mod fixed;
 pub mod instance;
 pub mod pippenger;
 
+pub use fixed::{choose_fixed_window, FixedBaseTable};
 pub use pippenger::{choose_window, cost, msm, msm_with_stats, naive_msm, reduce_scalar, MsmConfig, MsmStats};
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Pippenger's bucket method with signed digits, batch-affine buckets and threads over windows.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use modforge_bls12_377::{Fr, G1Affine, G1Jacobian, G1Xyzz};
 
@@ -26,6 +26,8 @@ pub struct MsmConfig {
     pub window: Option<usize>,
     /// additions per shared inversion (None: derived from the window)
     pub batch_size: Option<usize>,
+    /// windows finished so far, for a caller showing progress from another thread
+    pub progress: Option<Arc<AtomicUsize>>,
 }
 
 impl MsmConfig {
@@ -35,6 +37,11 @@ impl MsmConfig {
         } else {
             self.threads
         }
+    }
+
+    /// The windows an n-point MSM runs with this configuration (the total of `progress`).
+    pub fn windows_for(&self, n: usize) -> usize {
+        window_count(self.window.unwrap_or_else(|| choose_window(n, self.threads())).clamp(2, MAX_WINDOW))
     }
 }
 
@@ -127,6 +134,9 @@ pub fn msm_with_stats(points: &[G1Affine], scalars: &[[u64; 4]], cfg: &MsmConfig
             buckets.finish();
             let s = buckets.reduce();
             sums.lock().unwrap()[w] = s;
+            if let Some(done) = &cfg.progress {
+                done.fetch_add(1, Ordering::Relaxed);
+            }
         }
         let mut t = total.lock().unwrap();
         t.batched += buckets.stats.batched;
