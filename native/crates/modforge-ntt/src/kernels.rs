@@ -2,8 +2,10 @@
 //! functions behind [`Kernels`] are the only ones compiled for an instruction set; [`Kernels::for_backend`]
 //! is where the crate picks them, from the backend the caller checked with `Backend::supported`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use modforge_goldilocks::scalar::{self, Portable4};
-use modforge_goldilocks::{Backend, Packed};
+use modforge_goldilocks::{Backend, Packed, P};
 use rayon::prelude::*;
 
 use crate::plan::{cached_plan_split, split_log_n2, Plan, MIN_FOUR_STEP_LOG};
@@ -28,6 +30,10 @@ struct Ctx<'a> {
     group_lanes: usize,
     /// Forward coset: (shift, shift^n2).
     shift: Option<(u64, u64)>,
+    /// Pass 1 checks that every element it reads is canonical (< p), and sets `non_canonical` if not:
+    /// the check costs nothing beside the gather, where a separate scan is a serial pass over memory.
+    check: bool,
+    non_canonical: AtomicBool,
 }
 
 // SAFETY: the pointers are only dereferenced at disjoint strips / row groups, one task each.
@@ -222,6 +228,8 @@ unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64
     let lanes = if L > 0 { L } else { ctx.strip_lanes };
     let first = s * lanes;
     let b = block.as_mut_ptr();
+    // OR of (x >= p) over the strip; a vectorised compare of each row while it is in L1.
+    let mut non_canonical = false;
     // SAFETY: rows j1 < n1 of the strip lie inside the input; the block holds n1 * lanes.
     unsafe {
         match ctx.shift {
@@ -230,6 +238,9 @@ unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64
                     let src = ctx.source.add(j1 * width + first);
                     for l in (0..lanes).step_by(K::WIDTH) {
                         K::store(b.add(j1 * lanes + l), K::load(src.add(l)));
+                    }
+                    if ctx.check {
+                        non_canonical |= std::slice::from_raw_parts(src, lanes).iter().fold(false, |a, &x| a | (x >= P));
                     }
                 }
             }
@@ -241,6 +252,9 @@ unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64
                 let f = factors.as_mut_ptr();
                 for j1 in 0..n1 {
                     let src = ctx.source.add(j1 * width + first);
+                    if ctx.check {
+                        non_canonical |= std::slice::from_raw_parts(src, lanes).iter().fold(false, |a, &x| a | (x >= P));
+                    }
                     for l in (0..lanes).step_by(K::WIDTH) {
                         let factor = K::load(f.add(l));
                         K::store(b.add(j1 * lanes + l), K::mul(K::load(src.add(l)), factor));
@@ -248,6 +262,9 @@ unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64
                     }
                 }
             }
+        }
+        if non_canonical {
+            ctx.non_canonical.store(true, Ordering::Relaxed);
         }
         dif_rows_for::<K>(plan, b, plan.log_n1, lanes, &plan.twiddles1);
         for r in 0..n1 {
@@ -403,8 +420,11 @@ pub(crate) enum Buffers<'a> {
     InPlace { data: &'a mut [u64], scratch: &'a mut [u64] },
 }
 
-/// The transform; shapes and backend already checked.
-pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<'_>, columns: usize, shift: Option<u64>) {
+/// The transform; shapes and backend already checked.  With `check`, the input's elements are checked
+/// canonical on the way (in pass 1, before anything is written to the output): false, with the output
+/// not written, if one is not.
+pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<'_>, columns: usize, shift: Option<u64>,
+                  check: bool) -> bool {
     let group_rows = group_rows_for(columns);
     let group_lanes = group_rows * columns;
     let log_n2 = split_log_n2(log_n, group_lanes);
@@ -412,16 +432,22 @@ pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<
     let (source, middle, output) = match buffers {
         Buffers::Into { input, output } => {
             if log_n < MIN_FOUR_STEP_LOG {
+                if check && crate::first_not_canonical(input).is_some() {
+                    return false;
+                }
                 small(&plan, input, output, columns, shift);
-                return;
+                return true;
             }
             (input.as_mut_ptr(), input.as_mut_ptr(), output.as_mut_ptr())
         }
         Buffers::InPlace { data, scratch } => {
             if log_n < MIN_FOUR_STEP_LOG {
+                if check && crate::first_not_canonical(data).is_some() {
+                    return false;
+                }
                 scratch.copy_from_slice(data);
                 small(&plan, scratch, data, columns, shift);
-                return;
+                return true;
             }
             (data.as_mut_ptr(), scratch.as_mut_ptr(), data.as_mut_ptr())
         }
@@ -441,6 +467,8 @@ pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<
         group_rows,
         group_lanes,
         shift: shift.map(|s| (s, scalar::pow(s, n2 as u64))),
+        check,
+        non_canonical: AtomicBool::new(false),
     };
     let kernels = Kernels::for_backend(backend, strip_lanes, group_lanes);
     let strip_block = n1 * strip_lanes;
@@ -450,7 +478,11 @@ pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<
     (0..width / strip_lanes)
         .into_par_iter()
         .for_each(|s| with_block(strip_block, |block| unsafe { (kernels.strip)(&ctx, s, block) }));
+    if ctx.non_canonical.load(Ordering::Relaxed) {
+        return false;
+    }
     (0..n1 / group_rows)
         .into_par_iter()
         .for_each(|g| with_block(group_block, |block| unsafe { (kernels.group)(&ctx, g, block) }));
+    true
 }
