@@ -114,6 +114,17 @@ def test_refusals_name_the_problem() -> None:
         ntt(np.array([1, -1, 0, 0]))
 
 
+@pytest.mark.parametrize("backend", [None, "model"])
+def test_a_refused_array_is_left_as_it_was(backend: str | None) -> None:
+    # The native engine checks the elements inside its first pass (2^12 rows: the 4-step), not NumPy.
+    a = np.arange(2 * 4096, dtype=np.uint64)
+    a[5001] = P + 7
+    before = a.copy()
+    with pytest.raises(ParameterError, match=f"^a: element 5001 is {P + 7}, not below p"):
+        ntt(a, columns=2, backend=backend)
+    assert np.array_equal(a, before)
+
+
 def test_reduce_accepts_values_at_or_above_p() -> None:
     a = np.array([P, P + 1, 2**64 - 1, 5], dtype=np.uint64)
     reduced = [0, 1, 2**64 - 1 - P, 5]

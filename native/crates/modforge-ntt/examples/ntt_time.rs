@@ -23,7 +23,10 @@ fn main() {
         })
         .collect();
     let options = Options { columns, threads, backend, ..Options::default() };
-    let mut input = data.clone();
+    // On huge pages where the system allows them, as NumPy puts large arrays.
+    let mut input: Vec<u64> = Vec::with_capacity(len);
+    modforge_ntt::hugepage_hint(input.as_mut_ptr(), len);
+    input.extend_from_slice(&data);
     transform(&mut input, &options).unwrap();
     let mut times = Vec::new();
     let mut cpu = Vec::new();

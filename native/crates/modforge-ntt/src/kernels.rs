@@ -2,8 +2,10 @@
 //! functions behind [`Kernels`] are the only ones compiled for an instruction set; [`Kernels::for_backend`]
 //! is where the crate picks them, from the backend the caller checked with `Backend::supported`.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use modforge_goldilocks::scalar::{self, Portable4};
-use modforge_goldilocks::{Backend, Packed};
+use modforge_goldilocks::{Backend, Packed, P};
 use rayon::prelude::*;
 
 use crate::plan::{cached_plan_split, split_log_n2, Plan, MIN_FOUR_STEP_LOG};
@@ -26,8 +28,15 @@ struct Ctx<'a> {
     strip_lanes: usize,
     group_rows: usize,
     group_lanes: usize,
+    /// Adjacent strips (pass 1) and row groups (pass 2) done by one task: see [`tasks_of`].
+    strips_per_task: usize,
+    groups_per_task: usize,
     /// Forward coset: (shift, shift^n2).
     shift: Option<(u64, u64)>,
+    /// Pass 1 checks that every element it reads is canonical (< p), and sets `non_canonical` if not:
+    /// the check costs nothing beside the gather, where a separate scan is a serial pass over memory.
+    check: bool,
+    non_canonical: AtomicBool,
 }
 
 // SAFETY: the pointers are only dereferenced at disjoint strips / row groups, one task each.
@@ -208,11 +217,14 @@ unsafe fn dif_rows_for<K: Packed>(plan: &Plan, block: *mut u64, log_m: u32, lane
     }
 }
 
-/// Pass 1 on strip `s`: gather n1 rows x strip_lanes from the input (times shift^j for a coset),
-/// transform along the rows, write row bitrev(r) of the block back to row r of the strip.
+/// Pass 1 on task `s`: strips s * per .. s * per + per - 1 (`per` = `ctx.strips_per_task` adjacent strips,
+/// so that each input row is read, and each middle row written, as one run of per * lanes elements:
+/// fewer DRAM row openings and TLB misses per byte than one strip's two cache lines).  Each strip is
+/// gathered as n1 rows x lanes (times shift^j for a coset) into its own part of the block, transformed
+/// along the rows, and its row bitrev(r) written back to row r of the strip.
 ///
 /// # Safety
-/// `block` holds n1 * strip_lanes; strip `s` exists; no other task touches it.
+/// `block` holds per * n1 * lanes; the task's strips exist; no other task touches them.
 #[inline(always)]
 unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64]) {
     let plan = ctx.plan;
@@ -221,57 +233,118 @@ unsafe fn strip<K: Packed, const L: usize>(ctx: &Ctx, s: usize, block: &mut [u64
     // A compile-time lane count (L > 0) turns every row copy into a few vector moves; with a runtime
     // count LLVM makes each a call to memcpy, which cost a quarter of the time.
     let lanes = if L > 0 { L } else { ctx.strip_lanes };
-    let first = s * lanes;
+    let per = ctx.strips_per_task;
+    let run = per * lanes;
+    let first = s * run;
+    let sub = n1 * lanes;
     let b = block.as_mut_ptr();
-    // SAFETY: rows j1 < n1 of the strip lie inside the input; the block holds n1 * lanes.
+    // OR of (x >= p) over the strips; a vectorised compare of each row while it is in L1.
+    let mut non_canonical = false;
+    // SAFETY: rows j1 < n1 of the strips lie inside the input; the block holds per * n1 * lanes.
     unsafe {
         match ctx.shift {
             None => {
                 for j1 in 0..n1 {
                     let src = ctx.source.add(j1 * width + first);
-                    for l in (0..lanes).step_by(K::WIDTH) {
-                        K::store(b.add(j1 * lanes + l), K::load(src.add(l)));
+                    for t in 0..per {
+                        let dst = b.add(t * sub + j1 * lanes);
+                        for l in (0..lanes).step_by(K::WIDTH) {
+                            K::store(dst.add(l), K::load(src.add(t * lanes + l)));
+                        }
+                    }
+                    if ctx.check {
+                        non_canonical |= std::slice::from_raw_parts(src, run).iter().fold(false, |a, &x| a | (x >= P));
                     }
                 }
             }
             Some((shift, shift_n2)) => {
-                // factor[l] = shift^(n2 j1 + j2(l)), stepped by shift^n2 per row.
+                // factor[i] = shift^(n2 j1 + j2(i)) for element i of the run, stepped by shift^n2 per row.
                 let mut factors: Vec<u64> =
-                    (0..lanes).map(|l| scalar::pow(shift, ((first + l) / ctx.columns) as u64)).collect();
+                    (0..run).map(|i| scalar::pow(shift, ((first + i) / ctx.columns) as u64)).collect();
                 let step = K::splat(shift_n2);
                 let f = factors.as_mut_ptr();
                 for j1 in 0..n1 {
                     let src = ctx.source.add(j1 * width + first);
-                    for l in (0..lanes).step_by(K::WIDTH) {
-                        let factor = K::load(f.add(l));
-                        K::store(b.add(j1 * lanes + l), K::mul(K::load(src.add(l)), factor));
-                        K::store(f.add(l), K::mul(factor, step));
+                    if ctx.check {
+                        non_canonical |= std::slice::from_raw_parts(src, run).iter().fold(false, |a, &x| a | (x >= P));
+                    }
+                    for t in 0..per {
+                        let dst = b.add(t * sub + j1 * lanes);
+                        for l in (0..lanes).step_by(K::WIDTH) {
+                            let i = t * lanes + l;
+                            let factor = K::load(f.add(i));
+                            K::store(dst.add(l), K::mul(K::load(src.add(i)), factor));
+                            K::store(f.add(i), K::mul(factor, step));
+                        }
                     }
                 }
             }
         }
-        dif_rows_for::<K>(plan, b, plan.log_n1, lanes, &plan.twiddles1);
+        if non_canonical {
+            ctx.non_canonical.store(true, Ordering::Relaxed);
+        }
+        for t in 0..per {
+            dif_rows_for::<K>(plan, b.add(t * sub), plan.log_n1, lanes, &plan.twiddles1);
+        }
         for r in 0..n1 {
             let k1 = *plan.bitrev1.get_unchecked(r) as usize;
             let dst = ctx.middle.add(k1 * width + first);
-            for l in (0..lanes).step_by(K::WIDTH) {
-                K::store(dst.add(l), K::load(b.add(r * lanes + l)));
+            for t in 0..per {
+                let src = b.add(t * sub + r * lanes);
+                for l in (0..lanes).step_by(K::WIDTH) {
+                    K::store(dst.add(t * lanes + l), K::load(src.add(l)));
+                }
             }
         }
     }
 }
 
-/// Pass 2 on row group `g` (rows k1 = g * group_rows ..): gather the n2 x (rows x columns) block,
-/// multiply row j2 by the twiddles w^(j2 k1) (times the scale), transform along j2, write block row r to
+/// Pass 2 on task `g`: row groups g * per .. g * per + per - 1 (`per` = `ctx.groups_per_task` adjacent
+/// groups, so that each output row receives one run of per * lanes elements instead of one cache line),
+/// each transformed by [`group_block`] into its part of the block; then block row r of each goes to
 /// output rows k1 + n1 * bitrev(r).
 ///
 /// # Safety
-/// `block` holds n2 * group_lanes plus 2 * group_lanes of twiddle state; group `g` exists; no other task
-/// writes its output rows.
+/// `block` holds per * (n2 + 2) * group_lanes; the task's groups exist; no other task writes their
+/// output rows.
 #[inline(always)]
 unsafe fn group<K: Packed, const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64]) {
     let plan = ctx.plan;
     let (n1, n2) = (1usize << plan.log_n1, 1usize << plan.log_n2);
+    let lanes = if L > 0 { L } else { ctx.group_lanes };
+    let per = ctx.groups_per_task;
+    let sub = (n2 + 2) * lanes;
+    for t in 0..per {
+        // SAFETY: forwarded; sub-block t holds (n2 + 2) * lanes.
+        unsafe { group_block::<K, L>(ctx, g * per + t, &mut block[t * sub..(t + 1) * sub]) };
+    }
+    let first = g * per * ctx.group_rows * ctx.columns;
+    let b = block.as_ptr();
+    // SAFETY: output rows k1 + n1 k2 of the task's groups hold per * lanes elements from `first` on.
+    unsafe {
+        for r in 0..n2 {
+            let k2 = *plan.bitrev2.get_unchecked(r) as usize;
+            let dst = ctx.output.add(first + n1 * k2 * ctx.columns);
+            for t in 0..per {
+                let src = b.add(t * sub + r * lanes);
+                for l in (0..lanes).step_by(K::WIDTH) {
+                    K::store(dst.add(t * lanes + l), K::load(src.add(l)));
+                }
+            }
+        }
+    }
+}
+
+/// One row group `g` of pass 2 (rows k1 = g * group_rows ..): gather the n2 x (rows x columns) block,
+/// multiply row j2 by the twiddles w^(j2 k1) (times the scale), transform along j2; block row r then
+/// belongs at output rows k1 + n1 * bitrev(r) ([`group`] writes it).
+///
+/// # Safety
+/// `block` holds n2 * group_lanes plus 2 * group_lanes of twiddle state; group `g` exists.
+#[inline(always)]
+unsafe fn group_block<K: Packed, const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64]) {
+    let plan = ctx.plan;
+    let n2 = 1usize << plan.log_n2;
     let columns = ctx.columns;
     let width = n2 * columns;
     let (rows, lanes) = (ctx.group_rows, if L > 0 { L } else { ctx.group_lanes });
@@ -330,13 +403,6 @@ unsafe fn group<K: Packed, const L: usize>(ctx: &Ctx, g: usize, block: &mut [u64
             }
         }
         dif_rows_for::<K>(plan, b, plan.log_n2, lanes, &plan.twiddles2);
-        for r in 0..n2 {
-            let k2 = *plan.bitrev2.get_unchecked(r) as usize;
-            let dst = ctx.output.add((k1_first + n1 * k2) * columns);
-            for l in (0..lanes).step_by(K::WIDTH) {
-                K::store(dst.add(l), K::load(b.add(r * lanes + l)));
-            }
-        }
     }
 }
 
@@ -368,6 +434,18 @@ fn small(plan: &Plan, input: &[u64], output: &mut [u64], columns: usize, shift: 
         for r in 0..n {
             output[plan.bitrev1[r] as usize * columns + c] = scalar::mul(column[r], plan.scale);
         }
+    }
+}
+
+/// Strips or groups per task out of `count`: four adjacent ones (a run of 4 x 128 bytes per row in
+/// pass 1, 4 x 64 in pass 2, where one strip or group reads or writes one or two cache lines per row)
+/// when that leaves at least 8 tasks to spread over the threads, else one.
+fn tasks_of(count: usize) -> usize {
+    const PER_TASK: usize = 4;
+    if count.is_multiple_of(PER_TASK) && count / PER_TASK >= 8 {
+        PER_TASK
+    } else {
+        1
     }
 }
 
@@ -404,8 +482,11 @@ pub(crate) enum Buffers<'a> {
     InPlace { data: &'a mut [u64], scratch: &'a mut [u64] },
 }
 
-/// The transform; shapes and backend already checked.
-pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<'_>, columns: usize, shift: Option<u64>) {
+/// The transform; shapes and backend already checked.  With `check`, the input's elements are checked
+/// canonical on the way (in pass 1, before anything is written to the output): false, with the output
+/// not written, if one is not.
+pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<'_>, columns: usize, shift: Option<u64>,
+                  check: bool) -> bool {
     let group_rows = group_rows_for(columns);
     let group_lanes = group_rows * columns;
     let log_n2 = split_log_n2(log_n, group_lanes);
@@ -413,16 +494,22 @@ pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<
     let (source, middle, output) = match buffers {
         Buffers::Into { input, output } => {
             if log_n < MIN_FOUR_STEP_LOG {
+                if check && crate::first_not_canonical(input).is_some() {
+                    return false;
+                }
                 small(&plan, input, output, columns, shift);
-                return;
+                return true;
             }
             (input.as_mut_ptr(), input.as_mut_ptr(), output.as_mut_ptr())
         }
         Buffers::InPlace { data, scratch } => {
             if log_n < MIN_FOUR_STEP_LOG {
+                if check && crate::first_not_canonical(data).is_some() {
+                    return false;
+                }
                 scratch.copy_from_slice(data);
                 small(&plan, scratch, data, columns, shift);
-                return;
+                return true;
             }
             (data.as_mut_ptr(), scratch.as_mut_ptr(), data.as_mut_ptr())
         }
@@ -432,6 +519,7 @@ pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<
     // 16-lane strips (two whole cache lines per row); measured faster than 8 lanes even at 2^24, where
     // the 512 KiB block fills this CPU's L2.
     let strip_lanes = if width % STRIP_LANES == 0 { STRIP_LANES } else { 8 };
+    let (strips_per_task, groups_per_task) = (tasks_of(width / strip_lanes), tasks_of(n1 / group_rows));
     let ctx = Ctx {
         plan: &plan,
         source,
@@ -442,16 +530,24 @@ pub(crate) fn run(log_n: u32, inverse: bool, backend: Backend, buffers: Buffers<
         group_rows,
         group_lanes,
         shift: shift.map(|s| (s, scalar::pow(s, n2 as u64))),
+        strips_per_task,
+        groups_per_task,
+        check,
+        non_canonical: AtomicBool::new(false),
     };
     let kernels = Kernels::for_backend(backend, strip_lanes, group_lanes);
-    let strip_block = n1 * strip_lanes;
-    let group_block = (n2 + 2) * group_lanes;
+    let strip_block = strips_per_task * n1 * strip_lanes;
+    let group_block = groups_per_task * (n2 + 2) * group_lanes;
     // SAFETY (both loops): each strip / group index runs once; the block has the size the kernel needs;
     // the backend was checked by the caller; pass 2 starts after every strip of pass 1 is written.
-    (0..width / strip_lanes)
+    (0..width / strip_lanes / strips_per_task)
         .into_par_iter()
         .for_each(|s| with_block(strip_block, |block| unsafe { (kernels.strip)(&ctx, s, block) }));
-    (0..n1 / group_rows)
+    if ctx.non_canonical.load(Ordering::Relaxed) {
+        return false;
+    }
+    (0..n1 / group_rows / groups_per_task)
         .into_par_iter()
         .for_each(|g| with_block(group_block, |block| unsafe { (kernels.group)(&ctx, g, block) }));
+    true
 }

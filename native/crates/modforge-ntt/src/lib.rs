@@ -130,26 +130,40 @@ pub fn check_shape(len: usize, columns: usize) -> Result<u32, NttError> {
     Ok(rows.trailing_zeros())
 }
 
-/// The index of the first element >= p, if any.
+/// The index of the first element >= p, if any.  (Chunks, so that the compare of a chunk vectorises.)
 pub fn first_not_canonical(data: &[u64]) -> Option<usize> {
-    data.iter().position(|&x| x >= P)
+    const CHUNK: usize = 1024;
+    data.chunks(CHUNK)
+        .position(|chunk| chunk.iter().fold(false, |any, &x| any | (x >= P)))
+        .and_then(|c| data[c * CHUNK..].iter().position(|&x| x >= P).map(|i| c * CHUNK + i))
 }
 
 /// Transform `data` in place.  The middle of the transform goes through a scratch buffer of the same
 /// size, kept per calling thread between calls (like the twiddle tables) so that repeated transforms
-/// neither allocate nor fault pages in.
+/// neither allocate nor fault pages in.  On an error `data` is left as it was.
 pub fn transform(data: &mut [u64], options: &Options) -> Result<(), NttError> {
     thread_local! {
         static SCRATCH: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let backend = check(data, options)?;
+    let backend = check_options(data, options)?;
+    // With the input in natural order, pass 1 checks the elements as it reads them, before anything is
+    // written to `data` (a separate scan would be a serial pass over memory); a bit-reversed input is
+    // permuted in place first, so it is checked here.
+    let check_in_pass_1 = options.input_order == Order::Natural;
+    if !check_in_pass_1 {
+        check_canonical(data)?;
+    }
     let len = data.len();
-    SCRATCH.with(|cell| {
+    let complete = SCRATCH.with(|cell| {
         let mut scratch = cell.borrow_mut();
-        if scratch.len() < len {
-            scratch.resize(len, 0);
+        // The scratch starts on a page boundary (the allocator's large blocks start 16 bytes past one),
+        // so that pass 1's rows of 16 lanes are two whole cache lines, not parts of three.
+        const SLACK: usize = PAGE_BYTES / 8;
+        if scratch.len() < len + SLACK {
+            *scratch = zeroed_on_huge_pages(len + SLACK);
         }
-        let (d, s) = (SendPtr(data.as_mut_ptr()), SendPtr(scratch.as_mut_ptr()));
+        let skip = scratch.as_ptr().align_offset(PAGE_BYTES);
+        let (d, s) = (SendPtr(data.as_mut_ptr()), SendPtr(scratch[skip..skip + len].as_mut_ptr()));
         execute(options, len, d, d, move |log_n, shift| {
             // SAFETY: `data` and the scratch are distinct live buffers of `len` elements, used only here.
             let buffers = unsafe {
@@ -158,9 +172,13 @@ pub fn transform(data: &mut [u64], options: &Options) -> Result<(), NttError> {
                     scratch: std::slice::from_raw_parts_mut(s.get(), len),
                 }
             };
-            kernels::run(log_n, options.inverse, backend, buffers, options.columns, shift)
-        });
+            kernels::run(log_n, options.inverse, backend, buffers, options.columns, shift, check_in_pass_1)
+        })
     });
+    if !complete {
+        check_canonical(data)?;
+        unreachable!("pass 1 saw an element >= p that the scan does not find");
+    }
     Ok(())
 }
 
@@ -169,7 +187,8 @@ pub fn transform_into(input: &mut [u64], output: &mut [u64], options: &Options) 
     if input.len() != output.len() {
         return Err(NttError::LengthMismatch { input: input.len(), output: output.len() });
     }
-    let backend = check(input, options)?;
+    let backend = check_options(input, options)?;
+    check_canonical(input)?;
     let len = input.len();
     let (i, o) = (SendPtr(input.as_mut_ptr()), SendPtr(output.as_mut_ptr()));
     execute(options, len, i, o, move |log_n, shift| {
@@ -180,17 +199,20 @@ pub fn transform_into(input: &mut [u64], output: &mut [u64], options: &Options) 
                 output: std::slice::from_raw_parts_mut(o.get(), len),
             }
         };
-        kernels::run(log_n, options.inverse, backend, buffers, options.columns, shift)
+        kernels::run(log_n, options.inverse, backend, buffers, options.columns, shift, false)
     });
     Ok(())
 }
 
-/// The checks every entry point makes; the backend to use.
-fn check(data: &[u64], options: &Options) -> Result<Backend, NttError> {
+const PAGE_BYTES: usize = 4096;
+
+fn check_canonical(data: &[u64]) -> Result<(), NttError> {
+    first_not_canonical(data).map_or(Ok(()), |i| Err(NttError::NotCanonical(i)))
+}
+
+/// The checks of the options every entry point makes (the elements are checked apart); the backend to use.
+fn check_options(data: &[u64], options: &Options) -> Result<Backend, NttError> {
     check_shape(data.len(), options.columns)?;
-    if let Some(i) = first_not_canonical(data) {
-        return Err(NttError::NotCanonical(i));
-    }
     if let Some(s) = options.coset_shift {
         if s == 0 || s >= P {
             return Err(NttError::BadShift(s));
@@ -205,8 +227,10 @@ fn check(data: &[u64], options: &Options) -> Result<Backend, NttError> {
 
 /// Orders, coset scaling and the thread pool around the core transform `core(log_n, input_shift)`,
 /// which reads `first` and leaves its result in `result` (both views of the caller's buffers, passed
-/// again here only for the order permutations, done before and after `core` runs).
-fn execute(options: &Options, len: usize, first: SendPtr, result: SendPtr, core: impl FnOnce(u32, Option<u64>) + Send) {
+/// again here only for the order permutations, done before and after `core` runs).  False, with nothing
+/// done after it, when `core` returns false (it found an element that is not canonical).
+fn execute(options: &Options, len: usize, first: SendPtr, result: SendPtr,
+           core: impl FnOnce(u32, Option<u64>) -> bool + Send) -> bool {
     let columns = options.columns;
     let log_n = (len / columns).trailing_zeros();
     with_pool(options.threads, move || {
@@ -216,7 +240,9 @@ fn execute(options: &Options, len: usize, first: SendPtr, result: SendPtr, core:
             bit_reverse_rows_in_place(unsafe { std::slice::from_raw_parts_mut(first.get(), len) }, columns);
         }
         // The forward coset scales the input by shift^j; pass 1 folds it into its gather.
-        core(log_n, if options.inverse { None } else { options.coset_shift });
+        if !core(log_n, if options.inverse { None } else { options.coset_shift }) {
+            return false;
+        }
         // SAFETY: the caller's output buffer of `len` elements; `core` has returned.
         let out = unsafe { std::slice::from_raw_parts_mut(result.get(), len) };
         if options.inverse {
@@ -227,7 +253,38 @@ fn execute(options: &Options, len: usize, first: SendPtr, result: SendPtr, core:
         if options.output_order == Order::BitReversed {
             bit_reverse_rows_in_place(out, columns);
         }
-    });
+        true
+    })
+}
+
+/// A zeroed vector whose pages are asked to be 2 MiB ones (Linux transparent huge pages, where the
+/// system allows them on request): both passes touch rows far apart, one TLB miss per row with 4 KiB
+/// pages; measured 5-10% less CPU time at 2^24 on Zen 3 with the scratch and the data on huge pages.
+/// (NumPy asks the same for its large arrays.)
+fn zeroed_on_huge_pages(len: usize) -> Vec<u64> {
+    let mut v = Vec::with_capacity(len);
+    hugepage_hint(v.as_mut_ptr(), len);
+    v.resize(len, 0);
+    v
+}
+
+/// Ask the kernel for 2 MiB pages over the 2 MiB-aligned interior of a buffer of `len` u64 at `ptr`
+/// (effective for pages not yet touched; a hint, nothing changes where it is refused).
+pub fn hugepage_hint(ptr: *mut u64, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + len * 8) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: a hint over pages inside the caller's allocation; failure changes nothing.
+            unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE) };
+        }
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -252,11 +309,12 @@ pub fn lde(evaluations: &[u64], columns: usize, blowup: usize, shift: u64, threa
     }
     let n = evaluations.len() / columns;
     check_shape(n * blowup * columns, columns)?;
-    let mut scratch = evaluations.to_vec();
-    let mut coefficients = vec![0u64; n * blowup * columns];
+    let mut scratch = zeroed_on_huge_pages(evaluations.len());
+    scratch.copy_from_slice(evaluations);
+    let mut coefficients = zeroed_on_huge_pages(n * blowup * columns);
     let options = Options { inverse: true, columns, threads, backend, ..Options::default() };
     transform_into(&mut scratch, &mut coefficients[..n * columns], &options)?;
-    let mut output = vec![0u64; coefficients.len()];
+    let mut output = zeroed_on_huge_pages(coefficients.len());
     let options = Options { coset_shift: Some(shift), ..options };
     transform_into(&mut coefficients, &mut output, &Options { inverse: false, ..options })?;
     Ok(output)

@@ -158,3 +158,37 @@ fn refusals() {
     let mut a = vec![0u64; 4];
     assert_eq!(transform(&mut a, &Options { coset_shift: Some(0), ..Options::default() }), Err(NttError::BadShift(0)));
 }
+
+#[test]
+fn non_canonical_input_is_refused_and_left_as_it_was() {
+    // Small sizes (one pass), the 4-step (checked inside pass 1), a coset, a bit-reversed input (checked
+    // before), every backend; the bad element first, in the middle, last, and two of them.
+    for (log_n, columns) in [(3u32, 1usize), (12, 1), (12, 3), (14, 8)] {
+        let len = columns << log_n;
+        for bad in [vec![0usize], vec![len / 2 + 1], vec![len - 1], vec![len - 2, len / 3]] {
+            let mut a = stream(log_n as u64 + 100, len);
+            for (k, &i) in bad.iter().enumerate() {
+                a[i] = if k == 0 { P } else { u64::MAX };
+            }
+            let first = *bad.iter().min().unwrap();
+            for backend in backends() {
+                for options in [
+                    Options { columns, backend: Some(backend), ..Options::default() },
+                    Options { columns, backend: Some(backend), coset_shift: Some(7), threads: 2, ..Options::default() },
+                    Options { columns, backend: Some(backend), inverse: true, ..Options::default() },
+                    Options { columns, backend: Some(backend), input_order: Order::BitReversed, ..Options::default() },
+                ] {
+                    let mut got = a.clone();
+                    assert_eq!(transform(&mut got, &options), Err(NttError::NotCanonical(first)),
+                               "2^{log_n} x{columns} bad at {bad:?} {options:?}");
+                    assert!(got == a, "2^{log_n} x{columns}: the input was changed by a refused transform {options:?}");
+                }
+            }
+        }
+    }
+    assert_eq!(first_not_canonical(&[0, 1, P - 1]), None);
+    let mut long = vec![P - 1; 5000];
+    long[4321] = P;
+    long[4999] = P + 5;
+    assert_eq!(first_not_canonical(&long), Some(4321));
+}
