@@ -197,14 +197,22 @@ fn finish(scratch: &mut MaybeUninit<Scratch>, l: usize, out: &mut [u64], wipe: b
 }
 
 impl Drop for FmaKernel {
-    /// The table is a function of the modulus, secret in the RSA kernel.
+    /// The tables and the Montgomery constants are functions of the modulus,
+    /// secret in the RSA kernel (which wipes the copy `into_fold_plan` hands
+    /// it; this is the kernel's own).
     fn drop(&mut self) {
+        use modforge_ct::zeroize;
         for lane in self.table.iter_mut() {
-            modforge_ct::zeroize(&mut lane.0);
+            zeroize(&mut lane.0);
         }
         for lane in self.plan.table.iter_mut().chain(self.plan.tail.iter_mut()) {
-            modforge_ct::zeroize(&mut lane.0);
+            zeroize(&mut lane.0);
         }
+        let ctx = &mut self.plan.ctx;
+        zeroize(&mut ctx.m);
+        zeroize(core::slice::from_mut(&mut ctx.m0inv));
+        zeroize(&mut ctx.r2);
+        zeroize(&mut ctx.r3);
     }
 }
 
