@@ -391,6 +391,23 @@ fn fold_digit_backends() -> Vec<&'static str> {
     out
 }
 
+/// The largest loop value of the radix-2^50 fold for the modulus `m` and
+/// `l` digits: every digit below `K = l - 1` at its (I1) maximum, digit `K`
+/// as large as (I2) leaves room for.
+#[cfg(target_arch = "x86_64")]
+fn largest_fold_value(m: &[u64], l: usize) -> Vec<u64> {
+    let (k, lanes) = (l - 1, l.div_ceil(LANES) * LANES);
+    let max_digit = (1u64 << 50) + (1 << 14) - 1;
+    let limit = BigUint::from(1u32) << (50 * l);
+    let mut extreme = vec![0u64; lanes];
+    extreme[..k].fill(max_digit);
+    let low = big(&fold::from_digits(&extreme, 3 * m.len()));
+    let room = (&limit - 1u32 - &low) >> (50 * k);
+    extreme[k] = room.to_u64_digits().first().copied().unwrap_or(0).min(max_digit);
+    assert!(big(&fold::from_digits(&extreme, 3 * m.len())) < limit);
+    extreme
+}
+
 /// The fold backends and their portable twin produce the same redundant
 /// digits step after step (not just the same residues).
 #[test]
@@ -448,16 +465,9 @@ fn fma_matches_the_twin_at_every_digit_count_and_extreme_states() {
             continue;
         }
         let fast = dispatch::build("fma", &m).unwrap();
-        let (k, lanes) = (l - 1, l.div_ceil(LANES) * LANES);
-        let max_digit = (1u64 << 50) + (1 << 14) - 1;
-        let limit = BigUint::from(1u32) << (50 * l);
-        let mut extreme = vec![0u64; lanes];
-        extreme[..k].fill(max_digit);
-        let low = big(&fold::from_digits(&extreme, 3 * m.len()));
-        let room = (&limit - 1u32 - &low) >> (50 * k);
-        extreme[k] = room.to_u64_digits().first().copied().unwrap_or(0).min(max_digit);
+        let extreme = largest_fold_value(&m, l);
         let random = |rng: &mut Rng| twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
-        let operands = [random(&mut rng), random(&mut rng), extreme.clone()];
+        let operands = [random(&mut rng), random(&mut rng), extreme];
         for a in &operands {
             for b in &operands {
                 assert_eq!(
@@ -498,16 +508,7 @@ fn ifma_generated_products_match_the_loop_and_the_twin_at_every_digit_count() {
             continue;
         }
         let fast = dispatch::build("ifma", &m).unwrap();
-        let (k, lanes) = (l - 1, l.div_ceil(LANES) * LANES);
-        // Digits below K at the largest (I1) allows, digit K as large as (I2) leaves room for.
-        let max_digit = (1u64 << 50) + (1 << 14) - 1;
-        let limit = BigUint::from(1u32) << (50 * l);
-        let mut extreme = vec![0u64; lanes];
-        extreme[..k].fill(max_digit);
-        let low = big(&fold::from_digits(&extreme, 3 * m.len()));
-        let room = (&limit - 1u32 - &low) >> (50 * k);
-        extreme[k] = room.to_u64_digits().first().copied().unwrap_or(0).min(max_digit);
-        assert!(big(&fold::from_digits(&extreme, 3 * m.len())) < limit);
+        let extreme = largest_fold_value(&m, l);
         let random = |rng: &mut Rng| twin.enter(&limbs(&(big(&rng.limbs(m.len())) % big(&m)), m.len()));
         let operands = [random(&mut rng), random(&mut rng), extreme.clone()];
         for a in &operands {
