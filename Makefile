@@ -67,7 +67,9 @@ $(NATIVE_STAMP): $(DEPS_STAMP) pyproject.toml $(NATIVE_SOURCES) $(NATIVE_FORCE)
 # IFMA (Skylake-SP, Cascade Lake: most cloud Xeons) they run with IFMA's two
 # instructions emulated (native/crates/modforge-ring/src/ifma_emulated.rs), so
 # that the IFMA kernels are tested there too
-# and not skipped; elsewhere as built for release.  (The Python extension is a
+# and not skipped; elsewhere with the ci-test profile (native/Cargo.toml:
+# release optimisation without whole-program LTO, which made every test
+# binary redo the code generation of the ring's generated kernels).  (The Python extension is a
 # separate build, always the release one.)  `-- --show-output` prints what
 # libtest would hide: the line of each kernel test skipped on this CPU and the
 # summary of the backends the Rust tests ran on.
@@ -75,7 +77,7 @@ IFMA_EMULATED := $(shell grep -qw avx512f /proc/cpuinfo 2>/dev/null && ! grep -q
 ifeq ($(IFMA_EMULATED),yes)
 NATIVE_TEST_FLAGS := --profile test-emulated --features modforge-ring/ifma-emulated
 else
-NATIVE_TEST_FLAGS := --release
+NATIVE_TEST_FLAGS := --profile ci-test
 endif
 
 test: setup
