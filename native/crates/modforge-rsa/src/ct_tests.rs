@@ -549,3 +549,51 @@ fn bench_half_kernels() {
         }
     }
 }
+
+/// Both halves of one private operation (two primes of one size), paired
+/// ([`Kernel::pow_windows_pair`]) against one after the other, alternating
+/// the two in one run: the measurement behind pairing on each half kernel
+/// this CPU runs.  `cargo test --release -p modforge-rsa bench_paired_halves
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_paired_halves() {
+    use modforge_ring::kernel::Kernel as _;
+    let mut rng = Rng(0xBE4C_4A20);
+    let adx = modforge_ring::dispatch::supported("adx");
+    for bits in [512usize, 1024, 1536, 2048] {
+        let n = bits / 64;
+        let eb = bits + 64;
+        let primes: Vec<Vec<u64>> = (0..2).map(|_| limbs(&(rng.big(bits) | BigUint::from(1u32)), n)).collect();
+        let d: Vec<Vec<u64>> = (0..2).map(|_| limbs(&rng.big(eb), eb.div_ceil(64))).collect();
+        let c = limbs(&rng.big(bits - 1), n);
+        for kind in half_kernels().into_iter().filter(|k| !matches!(k, rsa::HalfKernel::FoldPortable | rsa::HalfKernel::Fold32Portable)) {
+            let (hp, hq) = (rsa::HalfCtx::new(&primes[0], adx, kind), rsa::HalfCtx::new(&primes[1], adx, kind));
+            let (mut paired, mut single) = (Vec::new(), Vec::new());
+            let mut pairs = false;
+            for _ in 0..15 {
+                let (mut rp, mut rq) = (hp.pow_start(&c, eb, None), hq.pow_start(&c, eb, None));
+                let t = std::time::Instant::now();
+                pairs = hp.kernel().pow_windows_pair(
+                    hq.kernel(), &mut rp.acc, &rp.table, &d[0], &mut rq.acc, &rq.table, &d[1], rp.windows, rp.w,
+                );
+                paired.push(t.elapsed().as_secs_f64() * 1e6);
+                let t = std::time::Instant::now();
+                hp.kernel().pow_windows(&mut rp.acc, &rp.table, &d[0], rp.windows, rp.w);
+                hq.kernel().pow_windows(&mut rq.acc, &rq.table, &d[1], rq.windows, rq.w);
+                single.push(t.elapsed().as_secs_f64() * 1e6);
+            }
+            if !pairs {
+                println!("{bits}-bit halves on {kind:?}: no pairing");
+                continue;
+            }
+            for v in [&mut paired, &mut single] {
+                v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            }
+            println!(
+                "{bits}-bit halves on {kind:?}: paired median {:.0} us (best {:.0}), one after the other {:.0} us (best {:.0}): {:.2}x",
+                paired[7], paired[0], single[7], single[0], single[7] / paired[7]
+            );
+        }
+    }
+}
