@@ -1,0 +1,131 @@
+"""``hw explore --cluster``: a real local Dask cluster (a scheduler and two workers, separate processes).
+
+The sweep is the Yosys-free estimate (every point generated, scanned and its declared figures taken,
+about a second each) over small pam-mpu widths, so the cluster machinery, not synthesis, is what runs.
+Checked: the same CSV as the in-process sweep (the per-point ``seconds`` column aside); a worker killed
+mid-sweep costs nothing but its tasks, which rerun on the other; a worker whose Yosys is missing is
+named in a warning; a second run reuses the cached rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from modforge.hw import cluster, explore  # noqa: E402
+
+WIDTHS = [16, 24, 32]
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with open(path) as fh:
+        return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(fh)]
+
+
+class LocalCluster:
+    """``dask scheduler`` and ``dask worker`` processes; the second worker may get its own environment."""
+
+    def __init__(self, tmp: Path, second_env: dict[str, str] | None = None):
+        self.tmp = tmp
+        self.file = tmp / "scheduler.json"
+        env = dict(os.environ)
+        self.procs: list[subprocess.Popen] = []
+        self.scheduler = self._start(["scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
+                                     env, "scheduler")
+        deadline = time.time() + 60
+        while not self.file.exists() and time.time() < deadline:
+            time.sleep(0.2)
+        assert self.file.exists(), "the scheduler did not start"
+        self.workers = [self._start(self._worker_args(), env, "worker0"),
+                        self._start(self._worker_args(), {**env, **(second_env or {})}, "worker1")]
+        from distributed import Client
+
+        self.client = Client(scheduler_file=str(self.file), timeout=30)
+        self.client.wait_for_workers(2, timeout=60)
+        self.address = self.client.scheduler.address
+
+    def _worker_args(self) -> list[str]:
+        return ["worker", "--scheduler-file", str(self.file), "--nthreads", "1", "--no-nanny", "--no-dashboard"]
+
+    def _start(self, args: list[str], env: dict[str, str], name: str) -> subprocess.Popen:
+        log = open(self.tmp / f"{name}.log", "w")
+        proc = subprocess.Popen([sys.executable, "-m", "dask", *args], env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.procs.append(proc)
+        return proc
+
+    def close(self) -> None:
+        self.client.close()
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                proc.kill()             # nothing of theirs to keep; a polite stop takes seconds each
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture
+def local_cluster(tmp_path, monkeypatch):
+    monkeypatch.setenv("MODFORGE_HW_CACHE", str(tmp_path / "cache"))
+    c = LocalCluster(tmp_path, {"MODFORGE_YOSYS": str(tmp_path / "no-such-yosys")})
+    yield c
+    c.close()
+
+
+def test_cluster_sweep_equals_in_process_survives_a_lost_worker_and_resumes(local_cluster, tmp_path, monkeypatch):
+    t0 = time.perf_counter()
+    # Before the sweep: the worker without Yosys is told apart, and left out of a synthesis sweep only.
+    problems = local_cluster.client.run(cluster.worker_problem)
+    good, bad = cluster.usable_workers(problems, "yosys")
+    assert len(good) == 1 and len(bad) == 1
+    (worker, why), = bad.items()
+    assert worker.startswith("tcp://") and "MODFORGE_YOSYS" in why and "does not exist" in why
+    assert cluster.usable_workers(problems, "estimate")[0] == sorted(problems)
+
+    points = explore.grid(["pam-mpu"], WIDTHS, [16])
+    warnings: list[str] = []
+    explore.explore(["pam-mpu"], WIDTHS, [16], tmp_path / "local", jobs=1, method="estimate")
+    t1 = time.perf_counter()
+
+    # Kill the first worker as soon as it is working on a point: its tasks must rerun on the other.
+    killed: dict[str, object] = {}
+
+    def progress(row):
+        if not killed:
+            victim = local_cluster.workers[0]
+            busy = local_cluster.client.processing()
+            killed["had_tasks"] = sum(len(v) for v in busy.values())
+            victim.kill()
+            victim.wait(timeout=10)
+            killed["done"] = True
+
+    doc = explore.explore(["pam-mpu"], WIDTHS, [16], tmp_path / "cluster", method="estimate",
+                          cluster=local_cluster.address, cache=True, warn=warnings.append, progress=progress)
+    t2 = time.perf_counter()
+    print(f"in-process {t1 - t0:.1f} s, cluster {t2 - t1:.1f} s")
+    assert killed.get("done") and killed["had_tasks"] >= 1
+    assert all(r["status"] == "ok" for r in doc["points"]), doc["points"]
+    assert _rows(tmp_path / "cluster" / "explore.csv") == _rows(tmp_path / "local" / "explore.csv")
+    # The worker without Yosys was named (not needed by the estimate, so it still worked until killed).
+    assert any("no-such-yosys" in w and "tcp://" in w for w in warnings), warnings
+
+    # A second run asks the cluster for nothing: every row comes from the cache.
+    again = explore.sweep(points, method="estimate", cluster=local_cluster.address, cache=True)
+    assert all(r.get("cached") for r in again)
+
+
+def test_an_unreachable_scheduler_is_a_cluster_error():
+    from modforge.arith.base import ParameterError
+
+    with pytest.raises(ParameterError) as err:
+        cluster.connect("tcp://127.0.0.1:9", timeout=2)
+    assert err.value.param == "cluster"
