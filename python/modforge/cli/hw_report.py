@@ -85,6 +85,13 @@ def _print_report(doc: dict[str, Any]) -> None:
                                                for name, v in sorted(k.items()))
                       + f"; rest (registers, control, muxes, splits): {r['pieces']['glue']['lut']:,} LUT")
         con.print(f"  script: {' ; '.join(s for s in r['script'] if not s.startswith('read_verilog -lib'))}")
+    cmp = doc.get("published_comparison")
+    if cmp:
+        con.print(f"[bold]beside the seed[/]: RSA-{cmp['key_bits']} {cmp['projected_bits_per_s']:,} bit/s projected "
+                  f"({cmp['cycles_per_product']} cycles per product x {cmp['products_per_exponentiation']} products "
+                  f"at the seed's {cmp['clock_ns']:g} ns, two units in parallel; not a timing result) | RSA-"
+                  f"{cmp['published_key_bits']} {cmp['published_bits_per_s']:,} bit/s published, not measured here "
+                  f"({cmp['published']})")
     con.print("FF counts are upper bounds (Yosys leaves DSP pipeline registers in fabric); Yosys maps UltraScale+ "
               "carries to CARRY4, not CARRY8. These are Yosys estimates, not Vivado or Quartus results.")
 
@@ -124,6 +131,8 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
                 click.echo(f"\r{design.arch} {design.design_bits} bits on {t}: {i}/{n} Yosys runs ({state})",
                            nl=False, err=True)
         doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress)
+        if hasattr(design, "published_comparison"):     # pam-mpu: the seed published a throughput, not an area
+            doc["published_comparison"] = design.published_comparison()
     except ParameterError as exc:
         _fail(str(exc))
         return

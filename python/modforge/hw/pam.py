@@ -107,6 +107,12 @@ class PamDesign:
     def simulate(self, **kwargs: Any) -> dict[str, Any]:
         return simulate(self, **kwargs)
 
+    def published_comparison(self) -> dict[str, Any]:
+        """The seed's RSA-512 throughput beside ours projected from the cycle model (``hw report``)."""
+        from .pam_rsa import seed_comparison
+
+        return seed_comparison(self.bits, samples=500)
+
 
 class PamMpu(Elaboratable):
     def __init__(self, d: PamDesign):

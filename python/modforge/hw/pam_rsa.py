@@ -165,3 +165,37 @@ def last_report() -> dict[str, Any]:
 
 __all__ = ["sim_pam_halves", "last_report", "exponentiation_program", "SimulatedUnit", "SEED_CLOCK_NS",
            "SEED_RSA512_BITS_PER_S"]
+
+
+def seed_comparison(bits: int = 256, samples: int = 2000, seed: int = 4) -> dict[str, Any]:
+    """RSA throughput of this unit (``2 bits``-bit keys) at the seed's clock, derived from its cycle model,
+    beside Table 1's RSA-512 figure.
+
+    A ``2 bits``-bit private operation is two ``bits``-bit exponentiations run on two units in parallel
+    (seed 004, Sec. 3.1); an unblinded ``bits``-bit exponent averages ``bits`` Squares and ``bits / 2``
+    MultBs, plus one MultB to leave the Montgomery domain.  The cycles per product are the model's average over ``samples``
+    random products (the carry completion is data-dependent); the host's CRT and I/O are not counted.
+    """
+    import random
+
+    from ..arith.pam import PamParams, product
+
+    p = PamParams(bits)
+    rng = random.Random(seed)
+    busy = 0
+    for _ in range(samples):
+        m = rng.randrange(1 << (bits - 1), 1 << bits) | 1
+        busy += product(p, rng.randrange(2 * m), rng.randrange(2 * m), m).busy
+    per_product = busy / samples
+    products = bits + bits // 2 + 1
+    seconds = products * per_product * SEED_CLOCK_NS * 1e-9
+    return {"design": f"pam-mpu {bits} bits, beta = 2^{p.iterations}", "key_bits": 2 * bits,
+            "cycles_per_product": round(per_product, 2),
+            "products_per_exponentiation": products, "clock_ns": SEED_CLOCK_NS,
+            "projected_ms_per_block": round(seconds * 1e3, 3), "projected_bits_per_s": round(2 * bits / seconds),
+            "published_key_bits": 512, "published_bits_per_s": SEED_RSA512_BITS_PER_S,
+            "published": "seed 004 Table 1: 226,000 baud, 2 mod-prod-units @ 38ns + 1 two-bit/cycle register "
+                         "multiplier for CRT, 508-bit keys, B^3 precomputed (about 20 % fewer products), "
+                         "an average of 160 internal cycles per modular product (Sec. 3)",
+            "note": "ours: projected from simulated cycle counts at the seed's clock, not a timing result; "
+                    "published, not measured here"}
