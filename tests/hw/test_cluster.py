@@ -10,6 +10,7 @@ named in a warning; a second run reuses the cached rows.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import subprocess
 import sys
@@ -25,9 +26,13 @@ from modforge.hw import cluster, explore  # noqa: E402
 WIDTHS = [16, 24, 32]
 
 
-def _rows(path: Path) -> list[dict[str, str]]:
-    with open(path) as fh:
-        return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(fh)]
+def _strip(text: str) -> list[dict[str, str]]:
+    """CSV rows without the per-point seconds (which differ between runs)."""
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in csv.DictReader(io.StringIO(text))]
+
+
+def _csv(rows: list[dict]) -> list[dict[str, str]]:
+    return _strip(explore.csv_text(rows))
 
 
 class LocalCluster:
@@ -38,14 +43,19 @@ class LocalCluster:
         self.file = tmp / "scheduler.json"
         env = dict(os.environ)
         self.procs: list[subprocess.Popen] = []
+        # All three start at once (a worker waits for the scheduler file); connect() waits for them, so the
+        # in-process reference sweep runs while they boot.
         self.scheduler = self._start(["scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
                                      env, "scheduler")
+        self.workers = [self._start(self._worker_args(), env, "worker0"),
+                        self._start(self._worker_args(), {**env, **(second_env or {})}, "worker1")]
+        self.client = None
+
+    def connect(self) -> None:
         deadline = time.time() + 60
         while not self.file.exists() and time.time() < deadline:
             time.sleep(0.2)
         assert self.file.exists(), "the scheduler did not start"
-        self.workers = [self._start(self._worker_args(), env, "worker0"),
-                        self._start(self._worker_args(), {**env, **(second_env or {})}, "worker1")]
         from distributed import Client
 
         self.client = Client(scheduler_file=str(self.file), timeout=30)
@@ -62,7 +72,8 @@ class LocalCluster:
         return proc
 
     def close(self) -> None:
-        self.client.close()
+        if self.client is not None:
+            self.client.close()
         for proc in reversed(self.procs):
             if proc.poll() is None:
                 proc.kill()             # nothing of theirs to keep; a polite stop takes seconds each
@@ -82,7 +93,9 @@ def local_cluster(tmp_path, monkeypatch):
 
 
 def test_cluster_sweep_equals_in_process_survives_a_lost_worker_and_resumes(local_cluster, tmp_path, monkeypatch):
-    t0 = time.perf_counter()
+    points = explore.grid(["pam-mpu"], WIDTHS, [16])
+    local = explore.sweep(points, jobs=1, method="estimate")
+    local_cluster.connect()
     # Before the sweep: the worker without Yosys is told apart, and left out of a synthesis sweep only.
     problems = local_cluster.client.run(cluster.worker_problem)
     good, bad = cluster.usable_workers(problems, "yosys")
@@ -91,36 +104,46 @@ def test_cluster_sweep_equals_in_process_survives_a_lost_worker_and_resumes(loca
     assert worker.startswith("tcp://") and "MODFORGE_YOSYS" in why and "does not exist" in why
     assert cluster.usable_workers(problems, "estimate")[0] == sorted(problems)
 
-    points = explore.grid(["pam-mpu"], WIDTHS, [16])
     warnings: list[str] = []
-    explore.explore(["pam-mpu"], WIDTHS, [16], tmp_path / "local", jobs=1, method="estimate")
-    t1 = time.perf_counter()
 
     # Kill the first worker as soon as it is working on a point: its tasks must rerun on the other.
     killed: dict[str, object] = {}
 
+    pids = local_cluster.client.run(os.getpid)          # worker address -> its process
+
     def progress(row):
         if not killed:
-            victim = local_cluster.workers[0]
-            busy = local_cluster.client.processing()
-            killed["had_tasks"] = sum(len(v) for v in busy.values())
-            victim.kill()
-            victim.wait(timeout=10)
-            killed["done"] = True
+            busy = {addr: tasks for addr, tasks in local_cluster.client.processing().items() if tasks}
+            if not busy:
+                return
+            victim = sorted(busy)[0]
+            proc = next(p for p in local_cluster.workers if p.pid == pids[victim])
+            proc.kill()
+            proc.wait(timeout=10)
+            killed.update(worker=victim, tasks=len(busy[victim]))
 
-    doc = explore.explore(["pam-mpu"], WIDTHS, [16], tmp_path / "cluster", method="estimate",
-                          cluster=local_cluster.address, cache=True, warn=warnings.append, progress=progress)
-    t2 = time.perf_counter()
-    print(f"in-process {t1 - t0:.1f} s, cluster {t2 - t1:.1f} s")
-    assert killed.get("done") and killed["had_tasks"] >= 1
-    assert all(r["status"] == "ok" for r in doc["points"]), doc["points"]
-    assert _rows(tmp_path / "cluster" / "explore.csv") == _rows(tmp_path / "local" / "explore.csv")
-    # The worker without Yosys was named (not needed by the estimate, so it still worked until killed).
+    rows = explore.sweep(points, method="estimate", cluster=local_cluster.address, cache=True, warn=warnings.append,
+                         progress=progress)
+    assert killed.get("tasks", 0) >= 1, "no worker was busy after the first row: nothing was lost"
+    assert all(r["status"] == "ok" for r in rows), rows
+    assert _csv(rows) == _csv(local)
+    # The worker without Yosys was named (the estimate does not need Yosys, so it still took points).
     assert any("no-such-yosys" in w and "tcp://" in w for w in warnings), warnings
 
-    # A second run asks the cluster for nothing: every row comes from the cache.
-    again = explore.sweep(points, method="estimate", cluster=local_cluster.address, cache=True)
-    assert all(r.get("cached") for r in again)
+    # The CLI, a second time: every row from the cache, the CSV the same, nothing asked of the cluster.
+    from click.testing import CliRunner
+
+    from modforge.cli.main import cli
+
+    res = CliRunner().invoke(cli, ["hw", "explore", "--archs", "pam-mpu", "--bits", ",".join(map(str, WIDTHS)),
+                                   "--word-bits", "16", "--method", "estimate", "--cluster", local_cluster.address,
+                                   "-o", str(tmp_path / "out"), "--json"])
+    assert res.exit_code == 0, res.output
+    import json
+
+    doc = json.loads(res.stdout)
+    assert doc["cached_points"] == len(WIDTHS) and doc["cluster"] == local_cluster.address
+    assert _strip((tmp_path / "out" / "explore.csv").read_text()) == _csv(local)
 
 
 def test_an_unreachable_scheduler_is_a_cluster_error():
