@@ -66,3 +66,21 @@ def test_rtl_matches_the_model_at_its_cycle_counts(bits: int) -> None:
             "longest_carry_completion"} <= set(doc["edge_cases"])
     assert doc["cycles_per_op"] == pytest.approx(doc["model_cycles_per_op"], abs=1e-3)
     assert doc["cycles_per_op"] > d.latency()                      # carry completion took cycles
+
+
+def test_bad_parameters_are_one_line_errors(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from modforge.arith.base import ParameterError
+    from modforge.cli.main import cli
+
+    for kwargs, param in (({"bits": 4}, "bits"), ({"bits": 64, "extra_bits": 1}, "extra_bits")):
+        with pytest.raises(ParameterError) as err:
+            PamParams(**kwargs)
+        assert err.value.param == param
+    res = CliRunner().invoke(cli, ["hw", "gen", "pam-mpu", "--bits", "64", "--opt", "word_bits=16", "-o",
+                                   str(tmp_path / "out")])
+    assert res.exit_code == 2 and "modforge: error: word_bits: is not a parameter of pam-mpu" in res.output
+    res = CliRunner().invoke(cli, ["hw", "gen", "pam-mpu", "--bits", "64", "--modulus", hex((1 << 65) + 1), "-o",
+                                   str(tmp_path / "out")])
+    assert res.exit_code == 2 and "modulus" in res.output
