@@ -19,7 +19,7 @@ from modforge.hw.flow import generate, make_design, rtl_name, simulate
 from modforge.hw.pam import edge_cases, program
 from modforge.hw.scan import scan
 
-VECTORS = {64: 7_000, 256: 3_000}
+VECTORS = {64: 8_000, 256: 2_000}
 
 
 @pytest.mark.parametrize("bits", [64, 256])

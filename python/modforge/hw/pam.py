@@ -35,7 +35,7 @@ from typing import Any
 from amaranth.hdl import Cat, Const, Elaboratable, Module, Mux, Signal
 
 from ..arith.base import ParameterError
-from ..arith.pam import WORD_BITS, Cmd, PamParams, PamUnit, words_of
+from ..arith.pam import WORD_BITS, Cmd, PamParams, PamUnit, product, words_of
 
 ARCH = "pam-mpu"
 # Rough delays for the depth estimate only (not timing): a full-adder row, a 4:1 select, the detector.
@@ -202,16 +202,12 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
 
 
 # ---------------------------------------------------------------------------------------- vectors
-def _operand_words(p: PamParams, value: int) -> list[int]:
-    return words_of(value, p.words)
-
-
 def program(p: PamParams, m: int, a: int, b: int, square: bool) -> list[tuple[int, int]]:
     """The command stream of one product: M, B = a, A <- B, B = b, MultB (or Square), ReadP x words."""
-    cmds = [(Cmd.WRITE_M, w) for w in _operand_words(p, m)]
-    cmds += [(Cmd.WRITE_B, w) for w in _operand_words(p, a)] + [(Cmd.COPY_BA, 0)]
+    cmds = [(Cmd.WRITE_M, w) for w in words_of(m, p.words)]
+    cmds += [(Cmd.WRITE_B, w) for w in words_of(a, p.words)] + [(Cmd.COPY_BA, 0)]
     if not square:
-        cmds += [(Cmd.WRITE_B, w) for w in _operand_words(p, b)]
+        cmds += [(Cmd.WRITE_B, w) for w in words_of(b, p.words)]
     cmds.append((Cmd.SQUARE if square else Cmd.MULT_B, 0))
     cmds += [(Cmd.READ_P, 0)] * p.words
     return cmds
@@ -234,8 +230,6 @@ def edge_cases(p: PamParams) -> list[tuple[str, int, int, int, bool]]:
     for _ in range(300):
         m = rng.randrange(1 << (n - 1), 1 << n) | 1
         a, b = rng.randrange(2 * m), rng.randrange(2 * m)
-        from ..arith.pam import product
-
         rows = product(p, a, b, m).carry_rows
         if best is None or rows > best[0]:
             best = (rows, m, a, b)
