@@ -4,7 +4,7 @@ The sweep is the Yosys-free estimate (every point generated, scanned and its dec
 about a second each) over small pam-mpu widths, so the cluster machinery, not synthesis, is what runs.
 Checked: the same CSV as the in-process sweep (the per-point ``seconds`` column aside); a worker killed
 mid-sweep costs nothing but its tasks, which rerun on the other; a worker whose Yosys is missing is
-named in a warning; a second run reuses the cached rows.
+named in a warning and gets none of ``hw report``'s batches; a second run reuses the cached rows.
 """
 
 from __future__ import annotations
@@ -103,6 +103,11 @@ def test_cluster_sweep_equals_in_process_survives_a_lost_worker_and_resumes(loca
     (worker, why), = bad.items()
     assert worker.startswith("tcp://") and "MODFORGE_YOSYS" in why and "does not exist" in why
     assert cluster.usable_workers(problems, "estimate")[0] == sorted(problems)
+    # hw report's batches (map_batches) go to the worker that has Yosys only, and the other is named.
+    seen, told = [], []
+    cluster.map_batches(local_cluster.address, cluster.worker_problem, list(range(6)), seen.append, told.append)
+    assert len(seen) == 6 and all("yosys" not in missing for missing in seen), seen
+    assert any(worker in w and "cannot run the hardware flow" in w for w in told), told
 
     warnings: list[str] = []
 

@@ -111,10 +111,12 @@ def _print_report(doc: dict[str, Any]) -> None:
               help="auto: flat up to 256 bits, pieces summed above.")
 @click.option("--jobs", type=INTEGER, default=2, show_default=True,
               help="Parallel Yosys runs (hierarchical; at most 1024, and no more than there are batches).")
+@click.option("--cluster", metavar="ADDRESS", help="Hierarchical: send the batches of pieces to the Dask scheduler at "
+                                                   "ADDRESS instead of --jobs local processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
                dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
-               as_json: bool) -> None:
+               cluster: str | None, as_json: bool) -> None:
     """Synthesise ARCH with Yosys: LUT, FF, DSP, carry and RAM/ROM counts and logic depth."""
 
     try:
@@ -130,7 +132,7 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
                 state = "done" if i == n else "running"
                 click.echo(f"\r{design.arch} {design.design_bits} bits on {t}: {i}/{n} Yosys runs ({state})",
                            nl=False, err=True)
-        doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress)
+        doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress, cluster=cluster)
         if hasattr(design, "published_comparison"):     # pam-mpu: the seed published a throughput, not an area
             doc["published_comparison"] = design.published_comparison()
     except ParameterError as exc:

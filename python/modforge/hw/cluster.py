@@ -12,6 +12,8 @@ does not use.
   synthesis, Amaranth for any generation.  A worker that lacks what the sweep's method needs is
   named in a warning and left out; no usable worker at all is an error.
 * A worker that dies mid-sweep costs its tasks only: the scheduler sends them to the others.
+* ``hw report --cluster`` sends a hierarchical report's batches of pieces the same way
+  (:func:`map_batches`), to the workers that have Yosys.
 * Rows come back as they finish; :mod:`modforge.hw.explore` caches each one on the client by
   the design parameters, so a stopped sweep resumes where it was.
 """
@@ -26,8 +28,9 @@ from ..arith.base import ParameterError
 NEEDS = {"yosys": ("amaranth", "yosys"), "estimate": ("amaranth",)}
 
 
-def worker_problem() -> dict[str, str]:
-    """Run on a worker: the parts of the hardware toolchain it cannot use, part -> reason (empty when whole)."""
+def worker_problem(_task: Any = None) -> dict[str, str]:
+    """Run on a worker: the parts of the hardware toolchain it cannot use, part -> reason (empty when whole).
+    (The ignored argument lets it run as a task of :func:`map_batches` too.)"""
     out: dict[str, str] = {}
     try:
         import amaranth  # noqa: F401
@@ -74,16 +77,8 @@ def task_key(point: Any, target: str, method: str) -> str:
     return f"modforge-explore-{point.arch}-{point.bits}-{point.word_bits}-{target}-{method}"
 
 
-def run(client: Any, points: Iterable[Any], target: str, method: str,
-        done: Callable[[Any, dict[str, Any]], None], warn: Callable[[str], None]) -> None:
-    """Every point on the cluster's usable workers; ``done(point, row)`` as each row arrives."""
-    from distributed import as_completed
-
-    from .explore import run_point
-
-    points = list(points)
-    if not points:
-        return
+def usable(client: Any, method: str, warn: Callable[[str], None]) -> list[str]:
+    """The workers that can run ``method``; the others named through ``warn``; none is a ``--cluster`` error."""
     problems = client.run(worker_problem)
     good, bad = usable_workers(problems, method)
     for worker, why in bad.items():
@@ -95,6 +90,20 @@ def run(client: Any, points: Iterable[Any], target: str, method: str,
     if not good:
         raise ParameterError("cluster", f"none of the {len(problems)} worker(s) can run the hardware flow: "
                                         + "; ".join(f"{w}: {why}" for w, why in bad.items()))
+    return good
+
+
+def run(client: Any, points: Iterable[Any], target: str, method: str,
+        done: Callable[[Any, dict[str, Any]], None], warn: Callable[[str], None]) -> None:
+    """Every point on the cluster's usable workers; ``done(point, row)`` as each row arrives."""
+    from distributed import as_completed
+
+    from .explore import run_point
+
+    points = list(points)
+    if not points:
+        return
+    good = usable(client, method, warn)
     futures = {client.submit(run_point, p, target, method, key=task_key(p, target, method), workers=good,
                              allow_other_workers=False, pure=False): p for p in points}
     try:
@@ -105,4 +114,20 @@ def run(client: Any, points: Iterable[Any], target: str, method: str,
             fut.release()
 
 
-__all__ = ["NEEDS", "worker_problem", "connect", "usable_workers", "task_key", "run"]
+def map_batches(address: str, fn: Callable[[Any], dict[str, Any]], items: list[Any],
+                done: Callable[[dict[str, Any]], None], warn: Callable[[str], None] | None = None) -> None:
+    """``fn`` over ``items`` on the workers that have Yosys (``hw report``'s batches of pieces), ``done`` per
+    result as it arrives."""
+    from distributed import as_completed
+
+    client = connect(address)
+    try:
+        good = usable(client, "yosys", warn or (lambda msg: None))
+        futures = [client.submit(fn, item, workers=good, allow_other_workers=False, pure=False) for item in items]
+        for fut in as_completed(futures):
+            done(fut.result())
+    finally:
+        client.close()
+
+
+__all__ = ["NEEDS", "worker_problem", "connect", "usable_workers", "usable", "task_key", "run", "map_batches"]

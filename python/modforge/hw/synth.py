@@ -678,7 +678,7 @@ def _synth_batch(args: tuple[list[tuple[str, str]], str]) -> dict[str, Any]:
 
 
 def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int, int], None] | None = None,
-               batch_chars: int = 400_000) -> dict[str, Any]:
+               batch_chars: int = 400_000, cluster: str | None = None) -> dict[str, Any]:
     from .flow import top_name
 
     t0 = time.perf_counter()
@@ -693,29 +693,31 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
     work = [([(p.module, p.rtlil) for p in b], target) for b in batches]
     if progress:
         progress(0, len(work) + 1)      # before the first Yosys run, which may take a minute
-    if jobs > 1 and len(work) > 1:
+
+    def take(doc: dict[str, Any]) -> None:
+        nonlocal done, secs, cached_all
+        results.update(doc["modules"])
+        secs += doc["seconds"]
+        cached_all &= doc["cached"]
+        done += 1
+        if progress:
+            progress(done, len(work) + 1)
+
+    if cluster is not None:                 # the batches on a Dask scheduler's workers (modforge.hw.cluster)
+        from .cluster import map_batches
+
+        map_batches(cluster, _synth_batch, work, take)
+    elif jobs > 1 and len(work) > 1:
         from ..interrupts import completed
         from .pool import worker_pool
 
         with worker_pool(jobs, len(work)) as ex:
             futs = {ex.submit(_synth_batch, w): w for w in work}
             for f in completed(futs):
-                doc = f.result()
-                results.update(doc["modules"])
-                secs += doc["seconds"]
-                cached_all &= doc["cached"]
-                done += 1
-                if progress:
-                    progress(done, len(work) + 1)
+                take(f.result())
     else:
         for w in work:
-            doc = _synth_batch(w)
-            results.update(doc["modules"])
-            secs += doc["seconds"]
-            cached_all &= doc["cached"]
-            done += 1
-            if progress:
-                progress(done, len(work) + 1)
+            take(_synth_batch(w))
     box_depth = {m: results[m]["depth"]["levels"] for m in pieces}
     stubs = {"pieces_bb.v": "".join(blackbox_stub(p) for p in plist)}
     gdoc = run_yosys({f"{top_name(design)}.il": glue}, target, top_name(design), lib_sources=stubs,
@@ -758,7 +760,7 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
 
 
 def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "auto", jobs: int = 1,
-           progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+           progress: Callable[[str, int, int], None] | None = None, cluster: str | None = None) -> dict[str, Any]:
     """The synthesis report of one design for the given targets (see the module docstring)."""
     from .common import digest
     from .flow import params_json
@@ -788,7 +790,7 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
             if cb:
                 cb(1, 1)
         else:
-            r = synth_hier(design, t, jobs=jobs, progress=cb)
+            r = synth_hier(design, t, jobs=jobs, progress=cb, cluster=cluster)
         doc["targets"][t] = r
     return doc
 
