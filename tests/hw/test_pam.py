@@ -44,10 +44,19 @@ def test_command_stream_reads_the_product_word_by_word() -> None:
     p = PamParams(64)
     m, a, b = 0xF123456789ABCDEF, 0x1_2345_6789_ABCD_EF01, 0x1_E246_8ACF_1357_9BDD
     unit = PamUnit(p)
-    words = [unit.run(op, data)[1] for op, data in program(p, m, a, b, square=False)]
+    words = [unit.run(op, data)[1] for op, data, _ in program(p, m, a, b, square=False)]
     got = sum(w << (32 * i) for i, w in enumerate(x for x in words if x is not None))
     assert got == product(p, a, b, m).value == DecMpu(DecMpuParams(m, bits=64)).monpro_plain(a, b).raw
-    assert Cmd.READ_P in [op for op, _ in program(p, m, a, b, square=False)]
+    # With a next operand written while the product runs: the first result's words, then the second's.
+    then = 0x1_0000_0000_0000_0003
+    unit = PamUnit(p)
+    cmds = program(p, m, a, b, square=False, then=then)
+    assert [op for op, _, overlapped in cmds if overlapped] == [Cmd.WRITE_B] * p.words
+    words = [w for w in (unit.run(op, data)[1] for op, data, _ in cmds) if w is not None]
+    first = sum(w << (32 * i) for i, w in enumerate(words[:p.words]))
+    second = sum(w << (32 * i) for i, w in enumerate(words[p.words:]))
+    assert first == got
+    assert second == DecMpu(DecMpuParams(m, bits=64)).monpro_plain(first, then).raw
 
 
 @pytest.mark.parametrize("bits", [64, 256])
@@ -61,7 +70,8 @@ def test_rtl_matches_the_model_at_its_cycle_counts(bits: int) -> None:
     report = doc["mismatch_report"][:4000]
     assert doc["mismatches"] == 0 and doc["latency_mismatches"] == 0, f"seed {seed}:\n{report}"
     assert doc["protocol_errors"] == 0 and doc["exit_code"] == 0, report
-    assert doc["outputs"] == doc["vectors"] == VECTORS[bits]
+    assert doc["vectors"] == VECTORS[bits] and doc["chained"] == VECTORS[bits] // 8
+    assert doc["outputs"] == doc["expected_outputs"] == VECTORS[bits] + doc["chained"]
     assert {"zero_times_zero", "max_operands", "max_square", "smallest_modulus",
             "longest_carry_completion"} <= set(doc["edge_cases"])
     assert doc["cycles_per_op"] == pytest.approx(doc["model_cycles_per_op"], abs=1e-3)

@@ -32,12 +32,16 @@ Where this unit departs from the seed (and why):
 * No ``B^3`` register and ``MultB^3`` (the seed's 20 % speed-up of exponentiation).
 
 Timing (every figure below from :class:`PamParams`): a command is accepted on the rising
-edge where ``cmd_valid`` and ``cmd_ready`` are 1.  ``WriteM``, ``WriteB``, ``CopyBA`` and
-``ReadP`` take that one edge (``cmd_ready`` stays 1).  ``MultB`` and ``Square`` hold
-``cmd_ready`` at 0 for ``busy = 1 + I + carry_rows`` edges after the accept edge: the
-edge that loads the multiplier bits and clears ``S, C``, ``I`` recurrence steps, and the
-data-dependent half-adder rows; on the edge where the detector sees ``C = 0`` the result
-is written to ``A``, ``S`` and the prepared read word.
+edge where ``cmd_valid`` and ``cmd_ready`` are 1, and takes that one edge, except ``MultB``
+and ``Square``: the edge that accepts one loads the multiplier bits and clears ``S, C``; the
+unit is then busy for ``busy = 1 + I + carry_rows`` edges after it (``I`` recurrence steps,
+the data-dependent half-adder rows, and the edge on which the detector sees ``C = 0`` and
+writes the result to ``A``, ``S`` and the prepared read word).  The stream is pipelined as
+the seed's host/PAM interface (Sec. 4.1, 5): ``WriteB`` is taken while a product runs (the
+multiplier bits were copied at its start, so B is free), which lets the host load the next
+operand during the product; every other command waits for it.  Results are the same
+whether a ``WriteB`` overlaps a product or not, so :meth:`PamUnit.run` executes commands in
+order and a ``WriteB``'s busy is 0 either way.
 """
 
 from __future__ import annotations

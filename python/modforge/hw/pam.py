@@ -8,7 +8,9 @@ timing and where this unit departs from the seed); this module is its RTL, its V
 Ports (synchronous to ``clk``, ``rst`` synchronous and active high)::
 
     cmd_valid  1    a command is offered
-    cmd_ready  1    the unit takes it on this rising edge (0 while a product runs)
+    cmd_ready  1    the unit takes it on this rising edge: always for WriteB (B is free once a product
+                    has loaded its multiplier bits), for the others only while no product runs
+    busy       1    a product is running (its recurrence steps or its carry completion)
     cmd_op     3    the command (:class:`modforge.arith.pam.Cmd`)
     cmd_data   32   the word of WriteM / WriteB
     rsp_data   32   the word ReadP returns: valid whenever the unit is ready (prepared by the
@@ -122,9 +124,10 @@ class PamMpu(Elaboratable):
         self.cmd_op = Signal(3, name="cmd_op")
         self.cmd_data = Signal(WORD_BITS, name="cmd_data")
         self.rsp_data = Signal(WORD_BITS, name="rsp_data")
+        self.busy = Signal(name="busy")
 
     def ports(self) -> list[Signal]:
-        return [self.cmd_valid, self.cmd_ready, self.cmd_op, self.cmd_data, self.rsp_data]
+        return [self.cmd_valid, self.cmd_ready, self.cmd_op, self.cmd_data, self.rsp_data, self.busy]
 
     def elaborate(self, platform) -> Module:
         p = self.d.model_params
@@ -141,7 +144,10 @@ class PamMpu(Elaboratable):
         step = Signal(range(n_it + 1), name="step")
         running = Signal(name="running")     # recurrence steps
         settling = Signal(name="settling")   # carry completion
-        m.d.comb += [self.cmd_ready.eq(~(running | settling)), self.rsp_data.eq(p_word)]
+        # The pipelined stream (seed 004 Sec. 5: the host loads the next operand while the unit computes):
+        # WriteB is taken at once; every other command waits for the product to end.
+        m.d.comb += [self.busy.eq(running | settling), self.rsp_data.eq(p_word),
+                     self.cmd_ready.eq(~self.busy | (self.cmd_op == Cmd.WRITE_B))]
         accept = Signal()
         m.d.comb += accept.eq(self.cmd_valid & self.cmd_ready)
 
@@ -202,14 +208,22 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
 
 
 # ---------------------------------------------------------------------------------------- vectors
-def program(p: PamParams, m: int, a: int, b: int, square: bool) -> list[tuple[int, int]]:
-    """The command stream of one product: M, B = a, A <- B, B = b, MultB (or Square), ReadP x words."""
-    cmds = [(Cmd.WRITE_M, w) for w in words_of(m, p.words)]
-    cmds += [(Cmd.WRITE_B, w) for w in words_of(a, p.words)] + [(Cmd.COPY_BA, 0)]
+def program(p: PamParams, m: int, a: int, b: int, square: bool,
+            then: int | None = None) -> list[tuple[int, int, bool]]:
+    """The command stream of one product, as (op, data, overlapped): M, B = a, A <- B, B = b, MultB (or
+    Square), ReadP x words.  With ``then``, B = then is written *while* that product runs (overlapped), and
+    a second MultB multiplies the first (redundant) result by it, its words read too."""
+    cmds = [(Cmd.WRITE_M, w, False) for w in words_of(m, p.words)]
+    cmds += [(Cmd.WRITE_B, w, False) for w in words_of(a, p.words)] + [(Cmd.COPY_BA, 0, False)]
     if not square:
-        cmds += [(Cmd.WRITE_B, w) for w in words_of(b, p.words)]
-    cmds.append((Cmd.SQUARE if square else Cmd.MULT_B, 0))
-    cmds += [(Cmd.READ_P, 0)] * p.words
+        cmds += [(Cmd.WRITE_B, w, False) for w in words_of(b, p.words)]
+    cmds.append((Cmd.SQUARE if square else Cmd.MULT_B, 0, False))
+    if then is not None:
+        cmds += [(Cmd.WRITE_B, w, True) for w in words_of(then, p.words)]
+    cmds += [(Cmd.READ_P, 0, False)] * p.words
+    if then is not None:
+        cmds.append((Cmd.MULT_B, 0, False))
+        cmds += [(Cmd.READ_P, 0, False)] * p.words
     return cmds
 
 
@@ -255,21 +269,32 @@ def write_vectors(d: PamDesign, path: Path, vectors: int, seed: int, header: str
     products = 0
     busy_total = 0
     rows_max = 0
-    for name, m, a, b, square in cases[:max(vectors, len(names))]:
+    chained = 0
+    for index, (name, m, a, b, square) in enumerate(cases[:max(vectors, len(names))]):
         unit = PamUnit(p)
         lines.append(f"# {name}")
-        for op, data in program(p, m, a, b, square):
+        # One vector in 8 writes its next operand while the product runs and multiplies the result by it.
+        then = (a ^ b) % (2 * m) if index % 8 == 7 else None
+        for op, data, overlapped in program(p, m, a, b, square, then):
             busy, word = unit.run(op, data)
-            lines.append(f"c {int(op)} {data:x} {busy} {'-' if word is None else format(word, 'x')}")
-        res = unit.products[-1]
+            lines.append(f"{'o' if overlapped else 'c'} {int(op)} {data:x} {busy} "
+                         f"{'-' if word is None else format(word, 'x')}")
         # The model's own check against Montgomery's identity, before the RTL is compared with it.
-        if (res.value * p.beta - a * (a if square else b)) % m or res.value >= 2 * m:
+        first = unit.products[0].value
+        if (first * p.beta - a * (a if square else b)) % m or first >= 2 * m:
             raise AssertionError(f"model: {name} is not the Montgomery product below 2m")
+        if then is not None:
+            second = unit.products[1].value
+            if (second * p.beta - first * then) % m or second >= 2 * m:
+                raise AssertionError(f"model: {name}'s chained product is not Montgomery's below 2m")
+            chained += 1
         products += 1
-        busy_total += res.busy
-        rows_max = max(rows_max, res.carry_rows)
+        for res in unit.products:
+            busy_total += res.busy
+            rows_max = max(rows_max, res.carry_rows)
     path.write_text("\n".join(lines) + "\n")
-    return {"vectors": products, "edge_cases": names, "busy_total": busy_total, "carry_rows_max": rows_max}
+    return {"vectors": products, "products": products + chained, "chained": chained, "edge_cases": names,
+            "busy_total": busy_total, "carry_rows_max": rows_max}
 
 
 def simulate(d: PamDesign, *, vectors: int = 1000, chain: int = 0, seed: int = 1, opt: str = "-O0",
@@ -311,11 +336,11 @@ def simulate(d: PamDesign, *, vectors: int = 1000, chain: int = 0, seed: int = 1
         "arch": d.arch, "bits": d.bits, "modulus": hex(d.modulus), "params": params_json(d),
         "params_sha256": digest(d.arch, d), "seed": seed, "latency": d.latency(),
         "vectors": stats["vectors"], "edge_cases": stats["edge_cases"], "chain": 0,
-        "outputs": summary["products"], "expected_outputs": stats["vectors"],
+        "outputs": summary["products"], "expected_outputs": stats["products"], "chained": stats["chained"],
         "mismatches": summary["mismatches"], "latency_mismatches": summary["latency_mismatches"],
         "protocol_errors": summary["protocol_errors"],
         "cycles_per_op": summary["busy_per_product"], "chain_cycles_per_op": 0.0,
-        "model_cycles_per_op": stats["busy_total"] / max(stats["vectors"], 1),
+        "model_cycles_per_op": stats["busy_total"] / max(stats["products"], 1),
         "carry_rows_max": stats["carry_rows_max"], "commands": summary["commands"],
         "flags": {}, "chain_checked_against_pow": False, "skipped_invalid": 0, "exit_code": res.returncode,
         "build": {"cached": b.cached, "directory": str(b.directory), **b.times},
@@ -328,11 +353,13 @@ def simulate(d: PamDesign, *, vectors: int = 1000, chain: int = 0, seed: int = 1
 # ---------------------------------------------------------------------------------------- harness
 HARNESS = r"""
 // Self-checking command-stream harness of pam-mpu (modforge.hw.pam).
-//   sim VECTORS     lines "c OP DATA BUSY RSP": issue the command; BUSY = edges after the accept edge
-//                   until cmd_ready is 1 again; RSP = the word ReadP returns (hex) or '-'.
-//                   Last line: one JSON object; exit 1 on any mismatch.
-//   sim --serve     lines "OP DATA" run as they come; a ReadP prints its word (hex); "sync" prints
-//                   "cycles products busy_edges"; "quit" ends.
+//   sim VECTORS     lines "c OP DATA BUSY RSP": wait until no product runs, issue the command; for a product
+//                   BUSY = edges after its accept edge until busy is 0 again; RSP = the word ReadP returns
+//                   (hex) or '-'.  Lines "o ..." are issued while the previous product still runs (WriteB
+//                   only: cmd_ready must be 1 at once).  Last line: one JSON object; exit 1 on any mismatch.
+//   sim --serve     lines "OP DATA" run as they come (each waits for cmd_ready); a ReadP prints its word
+//                   (hex); "sync" waits for the unit to be idle and prints "cycles products busy_edges";
+//                   "quit" ends.
 #include "V@TOP@.h"
 #include "verilated.h"
 #include <chrono>
@@ -346,7 +373,7 @@ HARNESS = r"""
 
 static VerilatedContext* ctx;
 static V@TOP@* top;
-static uint64_t ticks = 0;
+static uint64_t ticks = 0, busy_ticks = 0;
 static const unsigned MAX_PRINTED = 20;
 
 static void tick() {
@@ -355,6 +382,7 @@ static void tick() {
     top->clk = 1;
     top->eval();
     ticks++;
+    if (top->busy) busy_ticks++;
 }
 
 static void reset() {
@@ -366,44 +394,72 @@ static void reset() {
     tick();
 }
 
-// Issue one command (the unit must be ready); returns the word rsp_data held at the accept edge and
-// the edges until cmd_ready is 1 again (capped by limit).
-static uint32_t issue(unsigned op, uint32_t data, uint64_t limit, uint64_t* busy) {
-    uint32_t word = top->rsp_data;
+// Offer one command and hold it until taken (at most limit edges of waiting); returns the word rsp_data
+// held at the accept edge.  *waited: the edges it waited.
+static uint32_t issue(unsigned op, uint32_t data, uint64_t limit, uint64_t* waited) {
     top->cmd_op = op;
     top->cmd_data = data;
     top->cmd_valid = 1;
+    top->eval();
+    uint64_t w = 0;
+    while (!top->cmd_ready && w < limit) { tick(); w++; }
+    *waited = w;
+    uint32_t word = top->rsp_data;
     tick();
     top->cmd_valid = 0;
-    uint64_t c = 0;
-    while (!top->cmd_ready && c < limit) { tick(); c++; }
-    *busy = c;
     return word;
 }
 
 static int serve() {
     std::string line;
-    uint64_t products = 0, busy_edges = 0;
+    uint64_t products = 0;
     while (std::getline(std::cin, line)) {
         if (line.empty()) continue;
         if (line == "quit") break;
         if (line == "sync") {
+            uint64_t guard = 0;
+            while (top->busy && ++guard < (1ULL << 32)) tick();
             std::printf("%llu %llu %llu\n", (unsigned long long)ticks, (unsigned long long)products,
-                        (unsigned long long)busy_edges);
+                        (unsigned long long)busy_ticks);
             std::fflush(stdout);
             continue;
         }
         std::istringstream ls(line);
         unsigned op;
         std::string data;
-        if (!(ls >> op >> std::hex >> data)) { std::printf("error bad command %s\n", line.c_str()); std::fflush(stdout); return 1; }
-        uint64_t busy = 0;
-        uint32_t word = issue(op, (uint32_t)std::stoul(data, nullptr, 16), 1ULL << 32, &busy);
-        if (!top->cmd_ready) { std::printf("error the unit never became ready\n"); std::fflush(stdout); return 1; }
-        if (op == 4 || op == 5) { products++; busy_edges += busy; }
+        if (!(ls >> op >> data)) { std::printf("error bad command %s\n", line.c_str()); std::fflush(stdout); return 1; }
+        uint64_t waited = 0;
+        uint32_t word = issue(op, (uint32_t)std::stoul(data, nullptr, 16), 1ULL << 32, &waited);
+        if (waited >= (1ULL << 32)) { std::printf("error the unit never became ready\n"); std::fflush(stdout); return 1; }
+        if (op == 4 || op == 5) products++;
         if (op == 6) { std::printf("%x\n", word); std::fflush(stdout); }
     }
     return 0;
+}
+
+static uint64_t commands = 0, products = 0, mismatches = 0, latency_mismatches = 0, protocol_errors = 0;
+static uint64_t busy_total = 0;
+static std::string current = "?";
+// The product in flight: the edge count after its accept edge, and what the model expects.
+static bool pending = false;
+static uint64_t pending_start = 0, pending_expected = 0, pending_command = 0;
+
+static void finish_pending() {
+    if (!pending) return;
+    pending = false;
+    while (top->busy && ticks - pending_start < pending_expected + 64) tick();
+    uint64_t busy = ticks - pending_start;
+    products++;
+    busy_total += busy;
+    if (busy != pending_expected || top->busy) {
+        mismatches++;
+        latency_mismatches++;
+        if (mismatches <= MAX_PRINTED)
+            std::printf("MISMATCH %s: product (command %llu) busy for %llu edges, expected %llu\n", current.c_str(),
+                        (unsigned long long)pending_command, (unsigned long long)busy,
+                        (unsigned long long)pending_expected);
+        if (top->busy) reset();
+    }
 }
 
 int main(int argc, char** argv) {
@@ -415,9 +471,7 @@ int main(int argc, char** argv) {
     std::ifstream in(argv[1]);
     if (!in) { std::fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
     auto t0 = std::chrono::steady_clock::now();
-    uint64_t commands = 0, products = 0, mismatches = 0, latency_mismatches = 0, protocol_errors = 0;
-    uint64_t busy_total = 0;
-    std::string line, current = "?";
+    std::string line;
     while (std::getline(in, line)) {
         if (line.empty()) continue;
         if (line[0] == '#') { if (line.size() > 2 && line.find(':') == std::string::npos) current = line.substr(2); continue; }
@@ -426,29 +480,33 @@ int main(int argc, char** argv) {
         unsigned op;
         uint64_t exp_busy;
         ls >> kind >> op >> data >> exp_busy >> rsp;
-        if (kind != "c" || ls.fail()) { std::fprintf(stderr, "bad vector line: %s\n", line.c_str()); return 2; }
+        if ((kind != "c" && kind != "o") || ls.fail()) { std::fprintf(stderr, "bad vector line: %s\n", line.c_str()); return 2; }
         commands++;
-        if (!top->cmd_ready) {
+        if (kind == "c") finish_pending();
+        top->cmd_op = op;
+        top->eval();
+        if (!top->cmd_ready || (kind == "o" && !top->busy)) {
             protocol_errors++;
-            if (protocol_errors <= MAX_PRINTED) std::printf("PROTOCOL %s: cmd_ready is 0 before command %llu\n",
-                                                             current.c_str(), (unsigned long long)commands);
-            reset();
+            if (protocol_errors <= MAX_PRINTED)
+                std::printf("PROTOCOL %s: command %llu (op %u): cmd_ready %d, busy %d\n", current.c_str(),
+                            (unsigned long long)commands, op, (int)top->cmd_ready, (int)top->busy);
+            if (kind == "o") finish_pending();
         }
-        uint64_t busy = 0;
-        uint32_t word = issue(op, (uint32_t)std::stoul(data, nullptr, 16), exp_busy + 64, &busy);
-        if (op == 4 || op == 5) { products++; busy_total += busy; }
-        bool bad_busy = busy != exp_busy;
-        bool bad_word = rsp != "-" && word != (uint32_t)std::stoul(rsp, nullptr, 16);
-        if (bad_busy) latency_mismatches++;
-        if (bad_busy || bad_word) {
+        uint64_t waited = 0;
+        uint32_t word = issue(op, (uint32_t)std::stoul(data, nullptr, 16), 64, &waited);
+        if (op == 4 || op == 5) {
+            pending = true;
+            pending_start = ticks;
+            pending_expected = exp_busy;
+            pending_command = commands;
+        } else if (rsp != "-" && word != (uint32_t)std::stoul(rsp, nullptr, 16)) {
             mismatches++;
             if (mismatches <= MAX_PRINTED)
-                std::printf("MISMATCH %s: command %llu (op %u data %s): expected busy %llu word %s, got busy %llu "
-                            "word %x\n", current.c_str(), (unsigned long long)commands, op, data.c_str(),
-                            (unsigned long long)exp_busy, rsp.c_str(), (unsigned long long)busy, word);
-            if (!top->cmd_ready) reset();
+                std::printf("MISMATCH %s: command %llu (op %u): expected word %s, got %x\n", current.c_str(),
+                            (unsigned long long)commands, op, rsp.c_str(), word);
         }
     }
+    finish_pending();
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("{\"commands\": %llu, \"products\": %llu, \"mismatches\": %llu, \"latency_mismatches\": %llu, "
                 "\"protocol_errors\": %llu, \"cycles\": %llu, \"busy_per_product\": %.4f, \"sim_seconds\": %.6f}\n",
