@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from modforge.hw import cluster, explore  # noqa: E402
+from modforge.hw import cluster, explore, synth  # noqa: E402
 
 WIDTHS = [16, 24, 32]
 
@@ -97,7 +97,7 @@ def test_cluster_sweep_equals_in_process_survives_a_lost_worker_and_resumes(loca
     local = explore.sweep(points, jobs=1, method="estimate")
     local_cluster.connect()
     # Before the sweep: the worker without Yosys is told apart, and left out of a synthesis sweep only.
-    problems = local_cluster.client.run(cluster.worker_problem)
+    problems = local_cluster.client.run(synth.worker_problem)
     good, bad = cluster.usable_workers(problems, "yosys")
     assert len(good) == 1 and len(bad) == 1
     (worker, why), = bad.items()
@@ -105,7 +105,8 @@ def test_cluster_sweep_equals_in_process_survives_a_lost_worker_and_resumes(loca
     assert cluster.usable_workers(problems, "estimate")[0] == sorted(problems)
     # hw report's batches (map_batches) go to the worker that has Yosys only, and the other is named.
     seen, told = [], []
-    cluster.map_batches(local_cluster.address, cluster.worker_problem, list(range(6)), seen.append, told.append)
+    cluster.map_batches(local_cluster.address, synth.worker_problem, list(range(6)), seen.append, synth.worker_problem,
+                        told.append)
     assert len(seen) == 6 and all("yosys" not in missing for missing in seen), seen
     assert any(worker in w and "cannot run the hardware flow" in w for w in told), told
 

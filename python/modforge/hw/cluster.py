@@ -8,7 +8,8 @@ does not use.
 
 * Each point is one task, keyed by its parameters (:func:`task_key`), so that a rerun or a second
   client asks for the same work.
-* Before anything is sent every worker is asked what it lacks (:func:`worker_problem`): Yosys for
+* Before anything is sent every worker is asked what it lacks
+  (:func:`modforge.hw.synth.worker_problem`): Yosys for
   synthesis, Amaranth for any generation.  A worker that lacks what the sweep's method needs is
   named in a warning and left out; no usable worker at all is an error.
 * A worker that dies mid-sweep costs its tasks only: the scheduler sends them to the others.
@@ -28,25 +29,6 @@ from ..arith.base import ParameterError
 NEEDS = {"yosys": ("amaranth", "yosys"), "estimate": ("amaranth",)}
 
 
-def worker_problem(_task: Any = None) -> dict[str, str]:
-    """Run on a worker: the parts of the hardware toolchain it cannot use, part -> reason (empty when whole).
-    (The ignored argument lets it run as a task of :func:`map_batches` too.)"""
-    out: dict[str, str] = {}
-    try:
-        import amaranth  # noqa: F401
-    except ImportError as exc:
-        out["amaranth"] = f"Amaranth is not importable ({exc})"
-    try:
-        from .synth import yosys_command
-
-        yosys_command()
-    except ParameterError as exc:
-        out["yosys"] = str(exc)
-    except ImportError as exc:
-        out["yosys"] = f"the synthesis flow is not importable ({exc})"
-    return out
-
-
 def connect(address: str, timeout: float = 15) -> Any:
     """A client of the scheduler at ``address``; an unreachable one is a ``--cluster`` error."""
     try:
@@ -61,7 +43,7 @@ def connect(address: str, timeout: float = 15) -> Any:
 
 
 def usable_workers(problems: dict[str, dict[str, str]], method: str) -> tuple[list[str], dict[str, str]]:
-    """(workers that can run ``method``, worker -> why not), from :func:`worker_problem` per worker."""
+    """(workers that can run ``method``, worker -> why not), from :func:`modforge.hw.synth.worker_problem` per worker."""
     need = NEEDS[method]
     good, bad = [], {}
     for worker, missing in sorted(problems.items()):
@@ -77,9 +59,10 @@ def task_key(point: Any, target: str, method: str) -> str:
     return f"modforge-explore-{point.arch}-{point.bits}-{point.word_bits}-{target}-{method}"
 
 
-def usable(client: Any, method: str, warn: Callable[[str], None]) -> list[str]:
-    """The workers that can run ``method``; the others named through ``warn``; none is a ``--cluster`` error."""
-    problems = client.run(worker_problem)
+def usable(client: Any, method: str, warn: Callable[[str], None], probe: Callable[[], dict[str, str]]) -> list[str]:
+    """The workers that can run ``method`` (``probe`` run on each says what it lacks,
+    :func:`modforge.hw.synth.worker_problem`); the others named through ``warn``; none is a ``--cluster`` error."""
+    problems = client.run(probe)
     good, bad = usable_workers(problems, method)
     for worker, why in bad.items():
         warn(f"worker {worker} cannot run the hardware flow ({why}); its share goes to the others")
@@ -93,18 +76,18 @@ def usable(client: Any, method: str, warn: Callable[[str], None]) -> list[str]:
     return good
 
 
-def run(client: Any, points: Iterable[Any], target: str, method: str,
-        done: Callable[[Any, dict[str, Any]], None], warn: Callable[[str], None]) -> None:
-    """Every point on the cluster's usable workers; ``done(point, row)`` as each row arrives."""
+def run(client: Any, points: Iterable[Any], task: Callable[..., dict[str, Any]], target: str, method: str,
+        done: Callable[[Any, dict[str, Any]], None], warn: Callable[[str], None],
+        probe: Callable[[], dict[str, str]]) -> None:
+    """``task(point, target, method)`` for every point on the cluster's usable workers; ``done(point, row)`` as
+    each row arrives."""
     from distributed import as_completed
-
-    from .explore import run_point
 
     points = list(points)
     if not points:
         return
-    good = usable(client, method, warn)
-    futures = {client.submit(run_point, p, target, method, key=task_key(p, target, method), workers=good,
+    good = usable(client, method, warn, probe)
+    futures = {client.submit(task, p, target, method, key=task_key(p, target, method), workers=good,
                              allow_other_workers=False, pure=False): p for p in points}
     try:
         for fut in as_completed(futures):
@@ -115,14 +98,15 @@ def run(client: Any, points: Iterable[Any], target: str, method: str,
 
 
 def map_batches(address: str, fn: Callable[[Any], dict[str, Any]], items: list[Any],
-                done: Callable[[dict[str, Any]], None], warn: Callable[[str], None] | None = None) -> None:
+                done: Callable[[dict[str, Any]], None], probe: Callable[[], dict[str, str]],
+                warn: Callable[[str], None] | None = None) -> None:
     """``fn`` over ``items`` on the workers that have Yosys (``hw report``'s batches of pieces), ``done`` per
     result as it arrives."""
     from distributed import as_completed
 
     client = connect(address)
     try:
-        good = usable(client, "yosys", warn or (lambda msg: None))
+        good = usable(client, "yosys", warn or (lambda msg: None), probe)
         futures = [client.submit(fn, item, workers=good, allow_other_workers=False, pure=False) for item in items]
         for fut in as_completed(futures):
             done(fut.result())
@@ -130,4 +114,4 @@ def map_batches(address: str, fn: Callable[[Any], dict[str, Any]], items: list[A
         client.close()
 
 
-__all__ = ["NEEDS", "worker_problem", "connect", "usable_workers", "usable", "task_key", "run", "map_batches"]
+__all__ = ["NEEDS", "connect", "usable_workers", "usable", "task_key", "run", "map_batches"]

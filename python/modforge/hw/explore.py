@@ -180,7 +180,9 @@ def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
 
         client = dask_cluster.connect(cluster)
         try:
-            dask_cluster.run(client, todo, target, method, done, warn or (lambda msg: None))
+            from .synth import worker_problem
+
+            dask_cluster.run(client, todo, run_point, target, method, done, warn or (lambda msg: None), worker_problem)
         finally:
             client.close()
     elif jobs == 1 or len(todo) <= 1:

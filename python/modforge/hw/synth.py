@@ -84,6 +84,21 @@ def yosys_command() -> list[str]:
                                   f"MODFORGE_YOSYS to a Yosys binary)")
 
 
+def worker_problem(_task: Any = None) -> dict[str, str]:
+    """Run on a Dask worker (:mod:`modforge.hw.cluster`): the parts of the hardware toolchain it cannot use,
+    part -> reason (empty when whole).  (The ignored argument lets it run as a batch task too.)"""
+    out: dict[str, str] = {}
+    try:
+        import amaranth  # noqa: F401
+    except ImportError as exc:
+        out["amaranth"] = f"Amaranth is not importable ({exc})"
+    try:
+        yosys_command()
+    except ParameterError as exc:
+        out["yosys"] = str(exc)
+    return out
+
+
 def _yosys_failure(what: str, stderr: str, log: str, key: str) -> HardwareError:
     """The failure on one line, with the reason Yosys gave (its first ERROR line, or its last words), and the
     whole output kept in the cache, since the run's directory is deleted."""
@@ -706,7 +721,7 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
     if cluster is not None:                 # the batches on a Dask scheduler's workers (modforge.hw.cluster)
         from .cluster import map_batches
 
-        map_batches(cluster, _synth_batch, work, take)
+        map_batches(cluster, _synth_batch, work, take, worker_problem)
     elif jobs > 1 and len(work) > 1:
         from ..interrupts import completed
         from .pool import worker_pool
@@ -803,5 +818,5 @@ def summary_row(doc: dict[str, Any], target: str) -> dict[str, Any]:
             **{k: f[k]["value"] for k in FIGURES}, "flat": all(v["flat"] for v in f.values())}
 
 
-__all__ = ["FLAT_LIMIT", "FIGURES", "TARGETS", "report", "summary_row", "partition", "run_yosys", "yosys_version",
+__all__ = ["worker_problem", "FLAT_LIMIT", "FIGURES", "TARGETS", "report", "summary_row", "partition", "run_yosys", "yosys_version",
            "module_depth", "synth_flat", "synth_hier", "script_for"]
