@@ -182,8 +182,8 @@ def test_bad_options_exit_2(args: list[str], tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["ct", "--backend", "ifma", "--samples", "10"],
-     "backend: unknown backend 'ifma'; choose one of: auto, python, native ('ifma' is a backend of the engine"),
-    (["ct", "--backend", "nope"], "backend: unknown backend 'nope'; choose one of: auto, python, native\n"),
+     "backend: unknown backend 'ifma'; choose one of: auto, python, native, sim:pam ('ifma' is a backend of the engine"),
+    (["ct", "--backend", "nope"], "backend: unknown backend 'nope'; choose one of: auto, python, native, sim:pam\n"),
     (["ct", "--bits", "8"], "bits: the key size must be a multiple of 8 from 1024 to 4096, got 8"),
     (["ct", "--bits", "8192"], "bits: the key size must be a multiple of 8 from 1024 to 4096, got 8192"),
     (["rsa", "--no-openssl", "--bits", "1024", "--ct", "--ct-samples", "3"], "samples: must be at least 10, got 3"),

@@ -85,6 +85,13 @@ def _print_report(doc: dict[str, Any]) -> None:
                                                for name, v in sorted(k.items()))
                       + f"; rest (registers, control, muxes, splits): {r['pieces']['glue']['lut']:,} LUT")
         con.print(f"  script: {' ; '.join(s for s in r['script'] if not s.startswith('read_verilog -lib'))}")
+    cmp = doc.get("published_comparison")
+    if cmp:
+        con.print(f"[bold]beside the seed[/]: RSA-{cmp['key_bits']} {cmp['projected_bits_per_s']:,} bit/s projected "
+                  f"({cmp['cycles_per_product']} cycles per product x {cmp['products_per_exponentiation']} products "
+                  f"at the seed's {cmp['clock_ns']:g} ns, two units in parallel; not a timing result) | RSA-"
+                  f"{cmp['published_key_bits']} {cmp['published_bits_per_s']:,} bit/s published, not measured here "
+                  f"({cmp['published']})")
     con.print("FF counts are upper bounds (Yosys leaves DSP pipeline registers in fabric); Yosys maps UltraScale+ "
               "carries to CARRY4, not CARRY8. These are Yosys estimates, not Vivado or Quartus results.")
 
@@ -104,10 +111,12 @@ def _print_report(doc: dict[str, Any]) -> None:
               help="auto: flat up to 256 bits, pieces summed above.")
 @click.option("--jobs", type=INTEGER, default=2, show_default=True,
               help="Parallel Yosys runs (hierarchical; at most 1024, and no more than there are batches).")
+@click.option("--cluster", metavar="ADDRESS", help="Hierarchical: send the batches of pieces to the Dask scheduler at "
+                                                   "ADDRESS instead of --jobs local processes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
                dsp_bits: int | None, opts: tuple[str, ...], target: str, method: str, jobs: int,
-               as_json: bool) -> None:
+               cluster: str | None, as_json: bool) -> None:
     """Synthesise ARCH with Yosys: LUT, FF, DSP, carry and RAM/ROM counts and logic depth."""
 
     try:
@@ -123,7 +132,9 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
                 state = "done" if i == n else "running"
                 click.echo(f"\r{design.arch} {design.design_bits} bits on {t}: {i}/{n} Yosys runs ({state})",
                            nl=False, err=True)
-        doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress)
+        doc = report(design, _targets(target), method=method, jobs=jobs, progress=progress, cluster=cluster)
+        if hasattr(design, "published_comparison"):     # pam-mpu: the seed published a throughput, not an area
+            doc["published_comparison"] = design.published_comparison()
     except ParameterError as exc:
         _fail(str(exc))
         return
@@ -148,9 +159,16 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
               help="Worker processes (one point each; at most 1024, and no more than there are points).")
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for explore.csv, explore.json and pareto.png (-o, as for hw gen).")
+@click.option("--method", type=click.Choice(["yosys", "estimate"]), default="yosys", show_default=True,
+              help="yosys: synthesise each point; estimate: generate and scan it and take its declared figures "
+                   "(no Yosys, seconds a point).")
+@click.option("--cluster", metavar="ADDRESS", help="Send the points to the Dask scheduler at ADDRESS "
+                                                   "(tcp://host:8786) instead of a local pool.")
+@click.option("--cache/--no-cache", "use_cache", default=True, show_default=True,
+              help="Reuse the rows of points already done (cached by design parameters; a stopped sweep resumes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")
 def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: int, out_dir: str,
-                as_json: bool) -> None:
+                method: str, cluster: str | None, use_cache: bool, as_json: bool) -> None:
     """Sweep architecture x width x word size with Yosys; CSV, JSON and a Pareto plot beside the seeds'
     published figures (published, not measured here)."""
     from ..hw.explore import explore, grid
@@ -170,7 +188,8 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
 
         check_out_dir(out_dir)    # -o as for hw gen
         check_outputs(Path(out_dir))
-        yosys_version()            # Yosys found and running, before any directory or work
+        if method == "yosys":
+            yosys_version()        # Yosys found and running, before any directory or work
     except ParameterError as exc:
         _fail(str(exc))
         return
@@ -184,18 +203,29 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
             bar.update(task, advance=1, description=f"{row['arch']} {row['bits']}b d={row['word_bits']}: "
                                                     f"{row.get('status')}")
 
-        doc = explore(arch_list, bits, words, Path(out_dir), jobs=jobs, target=target, progress=progress)
+        def warn(message: str) -> None:
+            click.echo(f"modforge: warning: {message}", err=True)
+
+        try:
+            doc = explore(arch_list, bits, words, Path(out_dir), jobs=jobs, target=target, progress=progress,
+                          method=method, cluster=cluster, cache=use_cache, warn=warn)
+        except ParameterError as exc:
+            _fail(str(exc))
+            return
     if as_json:
         click.echo(json.dumps(doc, indent=1))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"hw explore ({target}, {doc['yosys']}; * = summed)")
+    table = Table(title=f"hw explore ({target}, {doc['yosys'] or 'declared estimates, no Yosys'}; * = summed)")
     for col in ("arch", "bits", "d", "cycles/op", "LUT", "FF", "DSP", "ROM bits", "depth", "status"):
         table.add_column(col, justify="left" if col in ("arch", "status") else "right")
     for r in doc["points"]:
-        if r.get("status") == "ok":
+        if r.get("status") == "ok" and r.get("lut") is None:
+            table.add_row(r["arch"], str(r["bits"]), str(r["word_bits"]), str(r["cycles_per_op"]), "", "",
+                          f"{r['dsp']:,}", f"{r['rom_bits']:,}", "", "ok (estimate)")
+        elif r.get("status") == "ok":
             table.add_row(r["arch"], f"{r['bits']}{'' if r['flat'] else '*'}", str(r["word_bits"]),
                           str(r["cycles_per_op"]), f"{r['lut']:,}", f"{r['ff']:,}", f"{r['dsp']:,}",
                           f"{r['rom_bits']:,}", str(r["depth"]), "ok")

@@ -259,7 +259,7 @@ def keygen_cmd(bits: int, out_path: str, public_path: str | None, password_file:
                    "Default: digest, or the length a PSS-restricted key states.")
 @click.option("--backend", default="auto", show_default=True,
               help="Kernel of the private-key exponentiations: auto, python or native (auto: native, or "
-                   "python for 8192-bit keys).")
+                   "python for 8192-bit keys); sim:pam runs them on the Verilated seed-004 unit.")
 @click.option("--key-password-file", "password_file", type=click.Path(dir_okay=False), help=KEY_PASSWORD_HELP)
 @click.option("--force", is_flag=True, help="Replace --out (or, with --batch, .sig files) that exist.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -307,12 +307,26 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
     signature = sign(key, message, scheme_name, hash_label, salt_length=salt_length, backend=backend,
                      mgf1_hash=mgf1_hash)
     write_output(out_path, signature, "out", overwrite=force)
+    sim = _sim_report(used_backend)
     if as_json:
         _dump({**head, "in": in_path, "out": out_path, "signature": hex(os2ip(signature)),
-               "signature_bytes": len(signature)})
+               "signature_bytes": len(signature), **({"sim": sim} if sim else {})})
     else:
         detail = scheme_name + (f", {hash_label}" if hash_label else "")
         click.echo(f"signed {in_path} -> {out_path} ({detail}, {key.bits}-bit key, {used_backend} kernel)")
+        if sim:
+            click.echo(f"simulated {sim['cycles']} cycles ({sim['busy_per_product']} per product); "
+                       f"{sim['projected_seconds'] * 1e3:.3f} ms at the seed's {sim['clock_ns']:g} ns clock, two "
+                       f"units in parallel (projected, not a timing result)")
+
+
+def _sim_report(backend: str) -> dict[str, Any] | None:
+    """The cycles of a simulated-hardware kernel's last operation (``sim:pam``), else None."""
+    if backend != "sim:pam":
+        return None
+    from ..hw.pam_rsa import last_report
+
+    return last_report() or None
 
 
 def _sign_batch(key, inputs: list[str], out_dir: str | None, jobs: int | None, progress: bool | None,

@@ -81,6 +81,10 @@ class SimBackend:
 
         arch, opts = _parse(design)
         arch_info(arch)
+        if arch not in STATED_CLOCK_MHZ:
+            # pam-mpu takes a command stream, not the squaring loop the engine drives.
+            raise ParameterError("backend", f"sim:{arch} is not a squaring design the engine can chain; its "
+                                            f"RSA path is `modforge rsa ... --backend sim:pam`")
         self.arch = arch
         self.name = f"sim:{design}"
         self.modulus = modulus

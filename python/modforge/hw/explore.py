@@ -56,18 +56,28 @@ def grid(archs: list[str], bits: list[int], word_bits: list[int]) -> list[Point]
     return [Point(a, b, w) for a in archs for b in bits for w in word_bits]
 
 
-def run_point(point: Point, target: str = "xilinx") -> dict[str, Any]:
-    """Synthesise one point; never raises (errors become the row's ``error``)."""
+METHODS = ("yosys", "estimate")
+
+
+def run_point(point: Point, target: str = "xilinx", method: str = "yosys") -> dict[str, Any]:
+    """Synthesise one point (or, with ``method="estimate"``, generate it and take the design's own declared
+    figures, no Yosys); never raises (errors become the row's ``error``)."""
     from .flow import make_design
     from .synth import report, summary_row
 
     t0 = time.perf_counter()
     row: dict[str, Any] = {"arch": point.arch, "bits": point.bits, "word_bits": point.word_bits, "target": target}
     try:
-        design = make_design(point.arch, bits=point.bits, options={"word_bits": point.word_bits})
+        from .registry import arch_info
+
+        # pam-mpu is bit-serial: it has no word size, and its points take the grid's widths only.
+        takes_words = "word_bits" in arch_info(point.arch).defaults
+        design = make_design(point.arch, bits=point.bits, options={"word_bits": point.word_bits} if takes_words else {})
     except ParameterError as exc:
         row.update(status="refused", error=str(exc), seconds=round(time.perf_counter() - t0, 2))
         return row
+    if method == "estimate":
+        return _estimate(design, row, t0)
     try:
         doc = report(design, (target,))
     except Exception as exc:  # a tool failure is a result of the sweep, not its end
@@ -80,23 +90,109 @@ def run_point(point: Point, target: str = "xilinx") -> dict[str, Any]:
     return row
 
 
+def _estimate(design: Any, row: dict[str, Any], t0: float) -> dict[str, Any]:
+    """The Yosys-free row: the RTL generated and scanned, the declared DSP tiles, ROM bits and latency."""
+    from .flow import emit_rtl
+    from .scan import scan
+
+    try:
+        violations = scan(emit_rtl(design), design.dsp_bits)
+    except Exception as exc:
+        row.update(status="failed", error=f"{type(exc).__name__}: {str(exc)[:500]}",
+                   seconds=round(time.perf_counter() - t0, 2))
+        return row
+    res = design.resources()
+    row.update(status="ok" if not violations else "failed", method="estimate", cycles_per_op=design.cycles_per_op(),
+               latency=design.latency(), dsp=res.get("dsp"), declared_dsp=res.get("dsp"),
+               rom_bits=res.get("rom_bits", 0), flat=True,
+               error="" if not violations else f"{len(violations)} forbidden operator(s)",
+               seconds=round(time.perf_counter() - t0, 2))
+    return row
+
+
+def row_key(point: Point, target: str, method: str) -> str:
+    """The row cache's key: the point, the target and method, the generator's source and (for synthesis) Yosys."""
+    import hashlib
+
+    from .flow import generator_source_hash
+    from .synth import yosys_version
+
+    tool = yosys_version() if method == "yosys" else "none"
+    sweep_source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()      # how a row is made
+    text = json.dumps([point.arch, point.bits, point.word_bits, target, method, generator_source_hash(), sweep_source,
+                       tool])
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def row_cache_dir() -> Path:
+    from .paths import cache_root
+
+    return cache_root() / "explore-rows"
+
+
+def cached_row(point: Point, target: str, method: str) -> dict[str, Any] | None:
+    path = row_cache_dir() / f"{row_key(point, target, method)}.json"
+    try:
+        row = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return row if isinstance(row, dict) and row.get("status") in ("ok", "refused") else None
+
+
+def store_row(point: Point, target: str, method: str, row: dict[str, Any]) -> None:
+    """Keep a finished row (not a failed one: a failure is retried) as soon as it arrives."""
+    if row.get("status") not in ("ok", "refused"):
+        return
+    d = row_cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    atomic_write(d / f"{row_key(point, target, method)}.json", json.dumps(row, sort_keys=True))
+
+
 def sweep(points: list[Point], jobs: int = 2, target: str = "xilinx",
-          progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Run every point on a local process pool (``jobs`` workers); rows in grid order."""
+          progress: Callable[[dict[str, Any]], None] | None = None, *, method: str = "yosys",
+          cluster: str | None = None, cache: bool = False,
+          warn: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
+    """Run every point: rows cached by parameters are reused, the rest run on a local process pool
+    (``jobs`` workers) or, with ``cluster``, on the Dask scheduler at that address; rows in grid order."""
+    if method not in METHODS:
+        raise ParameterError("method", f"must be one of {', '.join(METHODS)}, got {method!r}")
     check_jobs(jobs)
     rows: dict[Point, dict[str, Any]] = {}
-    if jobs == 1 or len(points) == 1:
-        for p in points:
-            rows[p] = run_point(p, target)
+    todo = []
+    for p in points:
+        hit = cached_row(p, target, method) if cache else None
+        if hit is not None:
+            rows[p] = {**hit, "cached": True}
             if progress:
                 progress(rows[p])
+        else:
+            todo.append(p)
+
+    def done(p: Point, row: dict[str, Any]) -> None:
+        rows[p] = row
+        if cache:
+            store_row(p, target, method, row)
+        if progress:
+            progress(row)
+
+    if cluster is not None and todo:
+        from . import cluster as dask_cluster
+
+        client = dask_cluster.connect(cluster)
+        try:
+            from .synth import worker_problem
+
+            dask_cluster.run(client, todo, run_point, target, method, done, warn or (lambda msg: None), worker_problem)
+        finally:
+            client.close()
+    elif jobs == 1 or len(todo) <= 1:
+        for p in todo:
+            done(p, run_point(p, target, method))
     else:
-        with worker_pool(jobs, len(points)) as ex:
-            futs = {ex.submit(run_point, p, target): p for p in points}
+        with worker_pool(jobs, len(todo)) as ex:
+            futs = {ex.submit(run_point, p, target, method): p for p in todo}
             for f in completed(futs):
-                rows[futs[f]] = f.result()
-                if progress:
-                    progress(rows[futs[f]])
+                done(futs[f], f.result())
     return [rows[p] for p in points]
 
 
@@ -142,7 +238,7 @@ def plot_png(rows: list[dict[str, Any]], published: list[Any] | None = None, tar
     from .published import PUBLISHED_NOTE, rows as published_rows
 
     pub = published if published is not None else published_rows()
-    ok = [r for r in rows if r.get("status") == "ok"]
+    ok = [r for r in rows if r.get("status") == "ok" and r.get("lut") not in (None, "")]   # estimates have no LUTs
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.6))
     markers = {"ozturk": "o", "predictive-montgomery": "s", "san-montgomery": "^"}
     colours = {16: "tab:blue", 32: "tab:orange", 64: "tab:green"}
@@ -218,7 +314,9 @@ def write_outputs(files: dict[str, str | bytes], out_dir: Path) -> None:
 
 
 def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Path, jobs: int = 2,
-            target: str = "xilinx", progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+            target: str = "xilinx", progress: Callable[[dict[str, Any]], None] | None = None, *,
+            method: str = "yosys", cluster: str | None = None, cache: bool = False,
+            warn: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run the sweep and write ``explore.csv``, ``explore.json`` and ``pareto.png`` into ``out_dir``."""
     from .published import rows as published_rows
     from .synth import FLAT_LIMIT, yosys_version
@@ -227,10 +325,13 @@ def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Pa
     check_outputs(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    rows = sweep(points, jobs=jobs, target=target, progress=progress)
+    rows = sweep(points, jobs=jobs, target=target, progress=progress, method=method, cluster=cluster, cache=cache,
+                 warn=warn)
     secs = time.perf_counter() - t0
     pub = published_rows()
-    doc = {"target": target, "yosys": yosys_version(), "flat_limit": FLAT_LIMIT, "jobs": jobs,
+    doc = {"target": target, "yosys": yosys_version() if method == "yosys" else None, "method": method,
+           "cluster": cluster, "cached_points": sum(1 for r in rows if r.get("cached")), "flat_limit": FLAT_LIMIT,
+           "jobs": jobs,
            "seconds": round(secs, 1), "points": rows,
            "published": [p.as_dict() for p in pub],
            "notes": ["our figures are Yosys estimates (see docs/hardware.md, 'Synthesis report'); published rows "
@@ -242,5 +343,5 @@ def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Pa
     return doc
 
 
-__all__ = ["Point", "grid", "run_point", "sweep", "pareto", "csv_text", "write_csv", "plot", "plot_png", "explore",
+__all__ = ["Point", "METHODS", "grid", "run_point", "row_key", "cached_row", "store_row", "sweep", "pareto", "csv_text", "write_csv", "plot", "plot_png", "explore",
            "check_outputs", "OUTPUT_FILES", "CSV_FIELDS"]

@@ -124,9 +124,12 @@ def manifest(design: Any, files: dict[str, str]) -> dict[str, Any]:
 
 def generate(design: Any) -> dict[str, str]:
     """Every generated file, name -> text (manifest last)."""
-    files = {rtl_name(design): emit_rtl(design),
-             "harness.cpp": header(design, "//") + harness_mod.harness_source(
-                 top_name(design), arch_info(design.arch).two_operands, arch_info(design.arch).flags)}
+    if hasattr(design, "harness_source"):        # a design with its own harness mode (pam-mpu: a command stream)
+        harness_text = design.harness_source()
+    else:
+        harness_text = harness_mod.harness_source(top_name(design), arch_info(design.arch).two_operands,
+                                                  arch_info(design.arch).flags)
+    files = {rtl_name(design): emit_rtl(design), "harness.cpp": header(design, "//") + harness_text}
     files["manifest.json"] = json.dumps(manifest(design, files), indent=1) + "\n"
     return files
 
@@ -220,7 +223,7 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 
 # The generator files whose text decides the RTL, the harness or how they are built.
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
-                 "flow.py", "registry.py")
+                 "flow.py", "registry.py", "pam.py")
 
 
 @lru_cache(maxsize=1)
@@ -231,7 +234,7 @@ def generator_source_hash() -> str:
         h.update(name.encode())
         h.update((root / name).read_bytes())
     arith = root.parent / "arith"
-    for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py"):
+    for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py", "pam.py"):
         h.update((arith / name).read_bytes())
     return h.hexdigest()
 
@@ -335,6 +338,8 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
     go to ``keep_vectors`` if given (replacing a file there only with ``overwrite``)."""
     from .vectors import source_for, write_vectors
 
+    if hasattr(design, "simulate"):               # its own vectors and harness mode (pam-mpu)
+        return design.simulate(vectors=vectors, seed=seed, opt=opt, keep_vectors=keep_vectors, overwrite=overwrite)
     t0 = time.perf_counter()
     b = ensure_built(design, opt)
     t_build = time.perf_counter() - t0

@@ -49,6 +49,12 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         defaults={"word_bits": 16, "digits": None, "cycles": 1, "dsp_bits": 17},
         options={"word_bits": "d, at least 4 (16)", "digits": "k (default: smallest with feedback; at most 8 more)",
                  "cycles": "cycles per product, 1..layers (1)", "dsp_bits": "DSP tile operand width (17)"}),
+    "pam-mpu": ArchInfo(
+        "pam-mpu", "modforge.hw.pam",
+        "DEC PAM modular product unit: bit-serial Montgomery, carry-save, carry-completion detect, command stream",
+        "004 (Sec. 3.1, 3.4, 4.3, Fig. 4)", two_operands=True,
+        defaults={"extra_bits": 2},
+        options={"extra_bits": "beta = 2^(bits + extra_bits), 2..16 (2)"}),
 }
 
 

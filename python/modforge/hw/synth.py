@@ -84,6 +84,21 @@ def yosys_command() -> list[str]:
                                   f"MODFORGE_YOSYS to a Yosys binary)")
 
 
+def worker_problem(_task: Any = None) -> dict[str, str]:
+    """Run on a Dask worker (:mod:`modforge.hw.cluster`): the parts of the hardware toolchain it cannot use,
+    part -> reason (empty when whole).  (The ignored argument lets it run as a batch task too.)"""
+    out: dict[str, str] = {}
+    try:
+        import amaranth  # noqa: F401
+    except ImportError as exc:
+        out["amaranth"] = f"Amaranth is not importable ({exc})"
+    try:
+        yosys_command()
+    except ParameterError as exc:
+        out["yosys"] = str(exc)
+    return out
+
+
 def _yosys_failure(what: str, stderr: str, log: str, key: str) -> HardwareError:
     """The failure on one line, with the reason Yosys gave (its first ERROR line, or its last words), and the
     whole output kept in the cache, since the run's directory is deleted."""
@@ -678,7 +693,7 @@ def _synth_batch(args: tuple[list[tuple[str, str]], str]) -> dict[str, Any]:
 
 
 def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int, int], None] | None = None,
-               batch_chars: int = 400_000) -> dict[str, Any]:
+               batch_chars: int = 400_000, cluster: str | None = None) -> dict[str, Any]:
     from .flow import top_name
 
     t0 = time.perf_counter()
@@ -693,29 +708,31 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
     work = [([(p.module, p.rtlil) for p in b], target) for b in batches]
     if progress:
         progress(0, len(work) + 1)      # before the first Yosys run, which may take a minute
-    if jobs > 1 and len(work) > 1:
+
+    def take(doc: dict[str, Any]) -> None:
+        nonlocal done, secs, cached_all
+        results.update(doc["modules"])
+        secs += doc["seconds"]
+        cached_all &= doc["cached"]
+        done += 1
+        if progress:
+            progress(done, len(work) + 1)
+
+    if cluster is not None:                 # the batches on a Dask scheduler's workers (modforge.hw.cluster)
+        from .cluster import map_batches
+
+        map_batches(cluster, _synth_batch, work, take, worker_problem)
+    elif jobs > 1 and len(work) > 1:
         from ..interrupts import completed
         from .pool import worker_pool
 
         with worker_pool(jobs, len(work)) as ex:
             futs = {ex.submit(_synth_batch, w): w for w in work}
             for f in completed(futs):
-                doc = f.result()
-                results.update(doc["modules"])
-                secs += doc["seconds"]
-                cached_all &= doc["cached"]
-                done += 1
-                if progress:
-                    progress(done, len(work) + 1)
+                take(f.result())
     else:
         for w in work:
-            doc = _synth_batch(w)
-            results.update(doc["modules"])
-            secs += doc["seconds"]
-            cached_all &= doc["cached"]
-            done += 1
-            if progress:
-                progress(done, len(work) + 1)
+            take(_synth_batch(w))
     box_depth = {m: results[m]["depth"]["levels"] for m in pieces}
     stubs = {"pieces_bb.v": "".join(blackbox_stub(p) for p in plist)}
     gdoc = run_yosys({f"{top_name(design)}.il": glue}, target, top_name(design), lib_sources=stubs,
@@ -758,7 +775,7 @@ def synth_hier(design: Any, target: str, jobs: int = 1, progress: Callable[[int,
 
 
 def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "auto", jobs: int = 1,
-           progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+           progress: Callable[[str, int, int], None] | None = None, cluster: str | None = None) -> dict[str, Any]:
     """The synthesis report of one design for the given targets (see the module docstring)."""
     from .common import digest
     from .flow import params_json
@@ -788,7 +805,7 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
             if cb:
                 cb(1, 1)
         else:
-            r = synth_hier(design, t, jobs=jobs, progress=cb)
+            r = synth_hier(design, t, jobs=jobs, progress=cb, cluster=cluster)
         doc["targets"][t] = r
     return doc
 
@@ -801,5 +818,5 @@ def summary_row(doc: dict[str, Any], target: str) -> dict[str, Any]:
             **{k: f[k]["value"] for k in FIGURES}, "flat": all(v["flat"] for v in f.values())}
 
 
-__all__ = ["FLAT_LIMIT", "FIGURES", "TARGETS", "report", "summary_row", "partition", "run_yosys", "yosys_version",
+__all__ = ["worker_problem", "FLAT_LIMIT", "FIGURES", "TARGETS", "report", "summary_row", "partition", "run_yosys", "yosys_version",
            "module_depth", "synth_flat", "synth_hier", "script_for"]

@@ -69,6 +69,8 @@ NATIVE_MAX_PRIME_BITS = 2048
 _BACKENDS: dict[str, Union[Kernel, str]] = {
     "python": "modforge.rsa.exp:python_halves",
     "native": "modforge.native:rsa_crt_halves",
+    # Seed 004's modular product unit, Verilated (modforge.hw.pam_rsa): for checking the hardware.
+    "sim:pam": "modforge.hw.pam_rsa:sim_pam_halves",
 }
 
 
