@@ -221,6 +221,7 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 # The generator files whose text decides the RTL, the harness or how they are built.
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
                  "flow.py", "registry.py")
+BUILD_SOURCES += ("goldilocks_mul.py",)     # seed 003: the NTT field multiplier
 
 
 @lru_cache(maxsize=1)
@@ -394,6 +395,8 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
                 options: dict[str, Any] | None = None) -> Any:
     """A design from the CLI's terms: ``--bits`` alone picks the reproducible modulus of that width."""
     info = arch_info(arch)
+    if modulus is None and info.fixed_modulus is not None:
+        modulus = info.fixed_modulus
     if modulus is None:
         if bits is None:
             raise ParameterError("bits", "give --bits N (a reproducible modulus of N bits) or --modulus N")

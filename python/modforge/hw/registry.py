@@ -19,6 +19,7 @@ class ArchInfo:
     flags: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)
     options: dict[str, str] = field(default_factory=dict)
+    fixed_modulus: int | None = None     # a field design (seed 003): this modulus when none is given
 
     def make(self, modulus: int, bits: int | None, options: dict[str, Any]) -> Any:
         mod = importlib.import_module(self.module)
@@ -49,6 +50,12 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         defaults={"word_bits": 16, "digits": None, "cycles": 1, "dsp_bits": 17},
         options={"word_bits": "d, at least 4 (16)", "digits": "k (default: smallest with feedback; at most 8 more)",
                  "cycles": "cycles per product, 1..layers (1)", "dsp_bits": "DSP tile operand width (17)"}),
+    "goldilocks-mul": ArchInfo(
+        "goldilocks-mul", "modforge.hw.goldilocks_mul",
+        "Goldilocks multiplier (p = 2^64 - 2^32 + 1): 64x64 product from DSP tiles, adder-only reduction, pipelined",
+        "003 (NTT: the cores' field multiplier)", two_operands=True, fixed_modulus=(1 << 64) - (1 << 32) + 1,
+        defaults={"cycles": 6, "dsp_bits": 17},
+        options={"cycles": "latency, 1..layers (6)", "dsp_bits": "DSP tile operand width (17)"}),
 }
 
 
