@@ -56,6 +56,13 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         "003 (NTT: the cores' field multiplier)", two_operands=True, fixed_modulus=(1 << 64) - (1 << 32) + 1,
         defaults={"cycles": 6, "dsp_bits": 17},
         options={"cycles": "latency, 1..layers (6)", "dsp_bits": "DSP tile operand width (17)"}),
+    "ntt-core": ArchInfo(
+        "ntt-core", "modforge.hw.ntt_core",
+        "NTT core: radix-2 DIT over Goldilocks, one butterfly per cycle, ping-pong RAMs, twiddle ROM, runtime size",
+        "003 (NTT: the 2^12-point cores)", fixed_modulus=(1 << 64) - (1 << 32) + 1,
+        defaults={"log_n": 12, "mul_cycles": 6, "dsp_bits": 17},
+        options={"log_n": "largest transform 2^log_n, 1..16 (12)", "mul_cycles": "multiplier latency (6; --cycles)",
+                 "dsp_bits": "DSP tile operand width (17)"}),
 }
 
 

@@ -68,6 +68,15 @@ def sub_transform_cycles(design: FpgaNttDesign, log_m: int, with_twiddle_pass: b
     return log_m * per_iteration + (m if with_twiddle_pass else 0)
 
 
+def core_transform_cycles(design: FpgaNttDesign, log_m: int) -> int:
+    """Cycles of one transform of 2^log_m points through one core of the generated RTL (``hw/ntt_core.py``),
+    from the edge that takes the first word to the one that puts out the last, both counted: m words loaded
+    one per cycle, the log_m iterations of :func:`sub_transform_cycles`, m words stored one per cycle (this
+    core loads, computes and stores in turn; the seed's overlaps them, which :func:`predict` assumes)."""
+    m = 1 << log_m
+    return m + sub_transform_cycles(design, log_m, False) + m
+
+
 def iterations_per_pass(log_n: int, log_n1: int, cores: int) -> int:
     """Sub-transforms per pass (2^(log_n - log_n1)) shared out to ``cores`` cores."""
     return max(1, (1 << (log_n - log_n1)) // cores)
