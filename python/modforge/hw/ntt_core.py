@@ -135,8 +135,8 @@ class NttCoreDesign:
                 f"cycle, ping-pong RAMs of 2 x 2^{self.log_n} words, twiddle ROM of {len(self.twiddles())} words, "
                 f"multiplier latency {self.mul_cycles}")
 
-    def build(self) -> "NttCore":
-        return NttCore(self)
+    def build(self) -> NttEngine:
+        return NttEngine(self.log_n, 1, self.multiplier, self.twiddles())
 
     # -- the streaming harness (modforge.hw.ntt_harness) -------------------------------------------
     def harness_source(self) -> str:
@@ -150,60 +150,84 @@ class NttCoreDesign:
         return simulate_core(self, **kwargs)
 
 
-class NttCore(Elaboratable):
-    """Ports (all synchronous to ``clk``; ``rst`` synchronous, active high)::
+@dataclass(frozen=True)
+class FourStepTwiddles:
+    """The 4-step's twiddle pass after the column transforms of an n1 x n2 matrix (n = n1 n2): entry
+    (k1, j2) times w_n^(j2 k1).  The exponent e = j2 k1 mod n is accumulated (one adder: e += j2 per word),
+    and w_n^e = A[e >> log_n2] * B[e mod n2] with A[i] = w_n^(i n2) = w_n1^i and B[i] = w_n^i: two ROMs of
+    n1 and n2 words and one more multiplier per core (the twiddle multiplier)."""
 
-        in_valid  1      a word of the transform being loaded (taken when in_ready is 1)
-        in_ready  1      the core is idle or loading
-        in_log_n  w      the transform's log2 size, 1 .. log_n; read with the first word
-        in_data   64     the word, a canonical field element, natural order
-        out_valid 1      out_data holds the next word of the result (natural order)
-        out_data  64
+    log_n1: int
+    log_n2: int
+
+    @property
+    def log_n(self) -> int:
+        return self.log_n1 + self.log_n2
+
+    def tables(self) -> tuple[list[int], list[int]]:
+        w = GOLDILOCKS.root_of_unity(self.log_n)
+        a = [pow(w, i << self.log_n2, P) for i in range(1 << self.log_n1)]
+        b = [pow(w, i, P) for i in range(1 << self.log_n2)]
+        return a, b
+
+
+class NttEngine(Elaboratable):
+    """``lanes`` cores under one controller: one set of counters, one butterfly-twiddle ROM read per cycle
+    shared by every lane (the lanes run in lockstep, so they need the same twiddle), and per lane two banks
+    of RAM, the data multiplier and the two adders (and, with ``four_step``, the exponent accumulator, the
+    twiddle ROMs and the twiddle multiplier).  ``ntt-core`` is one lane without the 4-step pass.
+
+    Ports (all synchronous to ``clk``; ``rst`` synchronous, active high; lane c at bits [64c, 64c + 64))::
+
+        in_valid    1         a line (one word per lane) of the transforms being loaded; taken when in_ready
+        in_ready    1         the engine is idle or loading
+        in_log_n    w         the transforms' log2 size, 1 .. log_n; read with the first line
+        in_data     64 lanes  the words, canonical field elements, natural order
+        in_column   log_n2    (four_step) column of lane 0; lane c transforms column in_column + c
+        in_twiddle  1         (four_step) apply the 4-step twiddles after this transform; read with the first line
+        out_valid   1         out_data holds the next line of the results (natural order)
+        out_data    64 lanes
     """
 
-    def __init__(self, design: NttCoreDesign):
-        self.design = design
-        K = design.log_n
+    def __init__(self, log_n: int, lanes: int, multiplier: GoldilocksMulDesign, twiddles: list[int],
+                 four_step: FourStepTwiddles | None = None):
+        self.log_n, self.lanes, self.multiplier, self.twiddles, self.four_step = log_n, lanes, multiplier, twiddles, four_step
+        K = log_n
         self.in_valid = Signal(name="in_valid")
         self.in_ready = Signal(name="in_ready")
         self.in_log_n = Signal(range(K + 1), name="in_log_n")
-        self.in_data = Signal(WORD, name="in_data")
+        self.in_data = Signal(WORD * lanes, name="in_data")
         self.out_valid = Signal(name="out_valid")
-        self.out_data = Signal(WORD, name="out_data")
+        self.out_data = Signal(WORD * lanes, name="out_data")
+        if four_step is not None:
+            self.in_column = Signal(max(four_step.log_n2, 1), name="in_column")
+            self.in_twiddle = Signal(name="in_twiddle")
 
     def ports(self) -> list[Signal]:
-        return [self.in_valid, self.in_ready, self.in_log_n, self.in_data, self.out_valid, self.out_data]
+        out = [self.in_valid, self.in_ready, self.in_log_n, self.in_data]
+        if self.four_step is not None:
+            out += [self.in_column, self.in_twiddle]
+        return out + [self.out_valid, self.out_data]
 
     def elaborate(self, platform) -> Module:
-        d = self.design
-        K = d.log_n
-        L = d.mul_cycles
+        K = self.log_n
+        L = self.multiplier.cycles
+        fs = self.four_step
         m = Module()
 
-        # -- state ------------------------------------------------------------------------------------
-        LOAD, COMPUTE, STORE = 0, 1, 2
+        # -- the shared controller ----------------------------------------------------------------------
+        LOAD, COMPUTE, TWIDDLE, STORE = 0, 1, 2, 3
         state = Signal(2, init=LOAD)
         k = Signal(range(K + 1))                 # this transform's log2 size
-        count = Signal(K + 1)                     # words loaded / stored
+        count = Signal(K + 1)                     # lines loaded / stored
         stage = Signal(range(max(K, 2)))
-        bfly = Signal(K + 1)                      # cycle within a stage: butterflies, then the drain
+        bfly = Signal(K + 2)                      # cycle within a stage or the twiddle pass
         n = Signal(K + 2)
         half = Signal(K + 1)
+        twiddle_after = Signal()                  # the 4-step twiddle pass follows the stages
         m.d.comb += [n.eq(Const(1, K + 2) << k), half.eq(n[1:])]
         m.d.comb += self.in_ready.eq(state == LOAD)
 
-        # -- RAMs: two banks of 2^K words, two ports each (one address per port: true dual-port) --------
-        banks = []
-        for b in range(2):
-            mem = Memory(shape=WORD, depth=1 << K, init=[])
-            m.submodules[f"bank{b}"] = mem
-            ports = [(mem.read_port(domain="sync"), mem.write_port()) for _ in range(2)]
-            banks.append(ports)
-        rom = Memory(shape=WORD, depth=len(d.twiddles()), init=d.twiddles())
-        m.submodules.twiddle_rom = rom
-        rom_rd = rom.read_port(domain="sync")
-
-        # -- butterfly addresses (stage s, butterfly b: u at (b with a 0 inserted at bit s), v = u + 2^s) --
         mask = Signal(K)
         m.d.comb += mask.eq((Const(1, K + 1) << stage) - 1)
         b_low = bfly[:K] & mask
@@ -213,6 +237,12 @@ class NttCore(Elaboratable):
         m.d.comb += addr_v.eq(addr_u | (mask + 1)[:K])
         issuing = Signal()
         m.d.comb += issuing.eq((state == COMPUTE) & (bfly < half))
+        tw_issuing = Signal()
+        m.d.comb += tw_issuing.eq((state == TWIDDLE) & (bfly < n))
+
+        rom = Memory(shape=WORD, depth=len(self.twiddles), init=self.twiddles)
+        m.submodules.twiddle_rom = rom
+        rom_rd = rom.read_port(domain="sync")
         if K > 1:
             rom_shift = Signal(range(K))
             m.d.comb += rom_shift.eq(K - 1 - stage)
@@ -221,7 +251,7 @@ class NttCore(Elaboratable):
             m.d.comb += rom_rd.addr.eq(0)
         read_bank = stage[0]
 
-        # -- the write side: the butterfly's addresses travel with it through the pipeline -------------
+        # The butterflies' write side: addresses travel with the data through the pipeline.
         depth = L + 2
         w_valid = [Signal(name=f"w_valid{i}") for i in range(depth)]
         w_u = [Signal(K, name=f"w_u{i}") for i in range(depth)]
@@ -231,22 +261,16 @@ class NttCore(Elaboratable):
         for i in range(1, depth):
             m.d.sync += [w_valid[i].eq(w_valid[i - 1]), w_u[i].eq(w_u[i - 1]), w_v[i].eq(w_v[i - 1]),
                          w_bank[i].eq(w_bank[i - 1])]
+        last = depth - 1
+        # The twiddle pass's write side: the read (1), the twiddle product (L), the data product (L).
+        tw_depth = 2 * L + 1
+        t_valid = [Signal(name=f"t_valid{i}") for i in range(tw_depth)]
+        t_addr = [Signal(K, name=f"t_addr{i}") for i in range(tw_depth)]
+        m.d.sync += [t_valid[0].eq(tw_issuing), t_addr[0].eq(bfly[:K])]
+        for i in range(1, tw_depth):
+            m.d.sync += [t_valid[i].eq(t_valid[i - 1]), t_addr[i].eq(t_addr[i - 1])]
+        t_bank = ~k[0]                            # the stages left the data in bank k mod 2
 
-        # -- data path: the read (1 cycle), t = v * w (L cycles), u + t and u - t registered (1 cycle) --
-        rd_u = Mux(w_bank[0], banks[0][0][0].data, banks[1][0][0].data)     # read from the other bank
-        rd_v = Mux(w_bank[0], banks[0][1][0].data, banks[1][1][0].data)
-        m.submodules.mul = mul = GoldilocksMulPipe(d.multiplier)
-        m.d.comb += [mul.a.eq(rd_v), mul.b.eq(rom_rd.data)]
-        u_delay = rd_u
-        for i in range(L):
-            r = Signal(WORD, name=f"u_delay{i}")
-            m.d.sync += r.eq(u_delay)
-            u_delay = r
-        sum_r = Signal(WORD)
-        dif_r = Signal(WORD)
-        m.d.sync += [sum_r.eq(field_add(u_delay, mul.out)), dif_r.eq(field_sub(u_delay, mul.out))]
-
-        # -- load and store ------------------------------------------------------------------------
         loading = Signal()
         m.d.comb += loading.eq((state == LOAD) & self.in_valid)
         lg = Mux(count == 0, self.in_log_n, k)
@@ -254,39 +278,92 @@ class NttCore(Elaboratable):
         unused_bits = Signal(range(K + 1))
         m.d.comb += unused_bits.eq(K - lg)
         m.d.comb += load_addr.eq(bit_reverse_value(count[:K], K) >> unused_bits)
-        final_bank = k[0]
         storing = Signal()
         m.d.comb += storing.eq(state == STORE)
         out_pending = Signal()
         out_bank = Signal()
-        m.d.sync += [out_pending.eq(storing), out_bank.eq(final_bank)]
-        m.d.comb += [self.out_valid.eq(out_pending),
-                     self.out_data.eq(Mux(out_bank, banks[1][0][0].data, banks[0][0][0].data))]
+        m.d.sync += [out_pending.eq(storing), out_bank.eq(Mux(twiddle_after, ~k[0], k[0]))]
+        m.d.comb += self.out_valid.eq(out_pending)
+        column = Signal(max(fs.log_n2, 1)) if fs is not None else None
 
-        # -- port wiring: each port is written, or read, at one address ------------------------------
-        last = depth - 1
-        for b in range(2):
-            writing = w_valid[last] & (w_bank[last] == b)
-            for p in range(2):
-                rd, wr = banks[b][p]
-                waddr = w_u[last] if p == 0 else w_v[last]
-                wdata = sum_r if p == 0 else dif_r
-                raddr = addr_u if p == 0 else addr_v
-                if b == 0 and p == 0:
-                    # bank 0 port 0 also takes the loaded words
-                    m.d.comb += [wr.en.eq(writing | loading), wr.addr.eq(Mux(loading, load_addr, waddr)),
-                                 wr.data.eq(Mux(loading, self.in_data, wdata))]
-                else:
-                    m.d.comb += [wr.en.eq(writing), wr.addr.eq(waddr), wr.data.eq(wdata)]
-                if p == 0:
-                    raddr = Mux(storing, count[:K], raddr)
-                m.d.comb += rd.addr.eq(Mux(writing, wr.addr, raddr))
+        # -- the lanes ---------------------------------------------------------------------------------
+        outs = []
+        for c in range(self.lanes):
+            banks = []
+            for b in range(2):
+                mem = Memory(shape=WORD, depth=1 << K, init=[])
+                m.submodules[f"lane{c}_bank{b}"] = mem
+                banks.append([(mem.read_port(domain="sync"), mem.write_port()) for _ in range(2)])
+            rd_u = Mux(w_bank[0], banks[0][0][0].data, banks[1][0][0].data)     # read from the other bank
+            rd_v = Mux(w_bank[0], banks[0][1][0].data, banks[1][1][0].data)
+            mul = GoldilocksMulPipe(self.multiplier)
+            m.submodules[f"lane{c}_mul"] = mul
+            u_delay = rd_u
+            for i in range(L):
+                r = Signal(WORD, name=f"lane{c}_u_delay{i}")
+                m.d.sync += r.eq(u_delay)
+                u_delay = r
+            sum_r = Signal(WORD, name=f"lane{c}_sum")
+            dif_r = Signal(WORD, name=f"lane{c}_dif")
+            m.d.sync += [sum_r.eq(field_add(u_delay, mul.out)), dif_r.eq(field_sub(u_delay, mul.out))]
+            if fs is not None:
+                # The twiddle pass: w_n^(j2 k1) = A[e >> log_n2] * B[e mod n2], e accumulated, then the data
+                # word (delayed beside the twiddle product) times it through the data multiplier.
+                exponent = Signal(fs.log_n, name=f"lane{c}_exponent")
+                with m.If(tw_issuing):
+                    m.d.sync += exponent.eq(exponent + column + c)
+                with m.Else():
+                    m.d.sync += exponent.eq(0)
+                ta, tb = fs.tables()
+                rom_a = Memory(shape=WORD, depth=len(ta), init=ta)
+                rom_b = Memory(shape=WORD, depth=len(tb), init=tb)
+                m.submodules[f"lane{c}_rom_a"], m.submodules[f"lane{c}_rom_b"] = rom_a, rom_b
+                ra, rb = rom_a.read_port(domain="sync"), rom_b.read_port(domain="sync")
+                m.d.comb += [ra.addr.eq(exponent[fs.log_n2:]), rb.addr.eq(exponent[:fs.log_n2])]
+                tmul = GoldilocksMulPipe(self.multiplier)
+                m.submodules[f"lane{c}_twiddle_mul"] = tmul
+                m.d.comb += [tmul.a.eq(ra.data), tmul.b.eq(rb.data)]
+                y = Mux(k[0], banks[1][0][0].data, banks[0][0][0].data)
+                for i in range(L):
+                    r = Signal(WORD, name=f"lane{c}_y_delay{i}")
+                    m.d.sync += r.eq(y)
+                    y = r
+                twiddling = state == TWIDDLE
+                m.d.comb += [mul.a.eq(Mux(twiddling, y, rd_v)), mul.b.eq(Mux(twiddling, tmul.out, rom_rd.data))]
+            else:
+                m.d.comb += [mul.a.eq(rd_v), mul.b.eq(rom_rd.data)]
+            # -- port wiring: each port is written, or read, at one address (true dual-port RAM) -------
+            for b in range(2):
+                writing = w_valid[last] & (w_bank[last] == b)
+                tw_writing = t_valid[-1] & (t_bank == b) if fs is not None else Const(0, 1)
+                for p in range(2):
+                    rd, wr = banks[b][p]
+                    waddr = w_u[last] if p == 0 else w_v[last]
+                    wdata = sum_r if p == 0 else dif_r
+                    raddr = addr_u if p == 0 else addr_v
+                    en = writing
+                    if p == 0:
+                        en = writing | tw_writing
+                        waddr = Mux(tw_writing, t_addr[-1], waddr)
+                        wdata = Mux(tw_writing, mul.out, wdata)
+                        raddr = Mux(storing, count[:K], Mux(state == TWIDDLE, bfly[:K], raddr))
+                    if b == 0 and p == 0:
+                        # bank 0 port 0 also takes the loaded words
+                        en = en | loading
+                        waddr = Mux(loading, load_addr, waddr)
+                        wdata = Mux(loading, self.in_data[WORD * c:WORD * (c + 1)], wdata)
+                    m.d.comb += [wr.en.eq(en), wr.addr.eq(waddr), wr.data.eq(wdata)]
+                    m.d.comb += rd.addr.eq(Mux(en, waddr, raddr))
+            outs.append(Mux(out_bank, banks[1][0][0].data, banks[0][0][0].data))
+        m.d.comb += self.out_data.eq(Cat(*outs))
 
-        # -- control -------------------------------------------------------------------------------
+        # -- control -----------------------------------------------------------------------------------
         with m.If(state == LOAD):
             with m.If(self.in_valid):
                 with m.If(count == 0):
                     m.d.sync += k.eq(self.in_log_n)
+                    if fs is not None:
+                        m.d.sync += [column.eq(self.in_column), twiddle_after.eq(self.in_twiddle)]
                 with m.If(count == (Const(1, K + 2) << lg) - 1):
                     m.d.sync += [state.eq(COMPUTE), count.eq(0), stage.eq(0), bfly.eq(0)]
                 with m.Else():
@@ -295,18 +372,21 @@ class NttCore(Elaboratable):
             with m.If(bfly == half + depth - 1):
                 m.d.sync += bfly.eq(0)
                 with m.If(stage == k - 1):
-                    m.d.sync += [state.eq(STORE), stage.eq(0)]
+                    m.d.sync += [state.eq(Mux(twiddle_after, TWIDDLE, STORE)), stage.eq(0)]
                 with m.Else():
                     m.d.sync += stage.eq(stage + 1)
             with m.Else():
                 m.d.sync += bfly.eq(bfly + 1)
-        with m.Elif(state == STORE):
+        with m.Elif(state == TWIDDLE):
+            with m.If(bfly == n + tw_depth - 1):
+                m.d.sync += [bfly.eq(0), state.eq(STORE)]
+            with m.Else():
+                m.d.sync += bfly.eq(bfly + 1)
+        with m.Else():                            # STORE
             with m.If(count == n - 1):
                 m.d.sync += [state.eq(LOAD), count.eq(0)]
             with m.Else():
                 m.d.sync += count.eq(count + 1)
-        with m.Else():                           # the fourth code of the state register: back to idle
-            m.d.sync += [state.eq(LOAD), count.eq(0)]
         return m
 
 
