@@ -39,11 +39,12 @@ from amaranth.lib.memory import Memory
 
 from ..arith.base import ParameterError
 from ..zk.goldilocks import GOLDILOCKS
-from ..zk.ntt_cycles import FpgaNttDesign, core_transform_cycles
+from ..zk.ntt_cycles import ClusterMemory, FpgaNttDesign, cluster_four_step_cycles, core_transform_cycles
 from .common import require_range
 from .goldilocks_mul import P, WORD, GoldilocksMulDesign, GoldilocksMulPipe
 
 ARCH = "ntt-core"
+CLUSTER_ARCH = "ntt-cluster"
 MAX_LOG_N = 16          # 2^16 words per bank: 4 Mbit; the seed's cores are 2^12
 
 
@@ -390,6 +391,97 @@ class NttEngine(Elaboratable):
         return m
 
 
+@dataclass(frozen=True)
+class NttClusterDesign:
+    """``cores`` cores under one controller computing the 4-step transform of 2^(log_n1 + log_n2) points
+    (seed 003: 8 cores per controller, 2^24 = 2^12 x 2^12).  Pass 1 loads ``cores`` columns at a time (one
+    line of the memory bus: one word per core), transforms them, applies the 4-step twiddles and stores them;
+    pass 2 does the rows.  The memory is the harness's model (:class:`modforge.zk.ntt_cycles.ClusterMemory`),
+    its bandwidth and burst latency runtime parameters."""
+
+    cores: int = 8
+    log_n1: int = 12
+    log_n2: int = 12
+    mul_cycles: int = 6
+    dsp_bits: int = 17
+    modulus: int = P
+    bits: int | None = None
+
+    arch = CLUSTER_ARCH
+    word_bits = WORD
+    digit_bits = WORD
+    words = 1
+    out_words = 1
+    design_bits = WORD
+
+    def __post_init__(self) -> None:
+        if self.modulus != P:
+            raise ParameterError("modulus", f"{CLUSTER_ARCH} is for the Goldilocks prime {hex(P)} only, got "
+                                            f"{hex(self.modulus)}")
+        if self.bits not in (None, WORD):
+            raise ParameterError("bits", f"{CLUSTER_ARCH} works on {WORD}-bit words, not {self.bits}")
+        require_range("cores", self.cores, 1, 64)
+        require_range("log_n1", self.log_n1, 1, MAX_LOG_N)
+        require_range("log_n2", self.log_n2, 1, MAX_LOG_N)
+        for name, log in (("log_n1", self.log_n1), ("log_n2", self.log_n2)):
+            if (1 << log) % self.cores:
+                raise ParameterError(name, f"2^{log} is not a multiple of cores = {self.cores} (each pass gives "
+                                           f"every core one sub-transform per group)")
+        self.core                 # validates mul_cycles and dsp_bits
+
+    @cached_property
+    def core(self) -> NttCoreDesign:
+        return NttCoreDesign(log_n=max(self.log_n1, self.log_n2), mul_cycles=self.mul_cycles, dsp_bits=self.dsp_bits)
+
+    @property
+    def log_n(self) -> int:
+        return self.log_n1 + self.log_n2
+
+    @property
+    def twiddle_pipeline(self) -> int:
+        """The twiddle pass's pipeline: the read, the twiddle product, the data product."""
+        return 2 * self.mul_cycles + 1
+
+    def four_step_cycles(self, memory: ClusterMemory = ClusterMemory()) -> dict:
+        return cluster_four_step_cycles(self.core.cycle_model(), self.log_n1, self.log_n2, self.cores,
+                                        self.twiddle_pipeline, memory)
+
+    def latency(self) -> int:
+        """Cycles of one complete 4-step with the default memory (one bus line per cycle, no latency)."""
+        return self.four_step_cycles()["cycles"]
+
+    def cycles_per_op(self) -> int:
+        return self.latency()
+
+    def resources(self) -> dict[str, Any]:
+        mul = self.core.multiplier.resources()
+        a, b = FourStepTwiddles(self.log_n1, self.log_n2).tables()
+        return {"dsp": 2 * self.cores * mul["dsp"], "dsp_tile": mul["dsp_tile"], "cores": self.cores,
+                "multipliers": 2 * self.cores, "adders": 2 * self.cores,
+                "ram_bits": self.cores * 2 * (1 << self.core.log_n) * WORD,
+                "rom_bits": (len(self.core.twiddles()) + self.cores * (len(a) + len(b))) * WORD,
+                "roms": 1 + 2 * self.cores, "pipeline": self.core.pipeline, "twiddle_pipeline": self.twiddle_pipeline,
+                "bus_bits": self.cores * WORD, "depth_estimate_ps": self.core.multiplier.depth_estimate_ps()}
+
+    def describe(self) -> str:
+        return (f"NTT cluster: {self.cores} cores under one controller, 4-step of 2^{self.log_n} = 2^{self.log_n1} x "
+                f"2^{self.log_n2} points, {self.cores * WORD}-bit memory bus, multiplier latency {self.mul_cycles}")
+
+    def build(self) -> NttEngine:
+        return NttEngine(self.core.log_n, self.cores, self.core.multiplier, self.core.twiddles(),
+                         FourStepTwiddles(self.log_n1, self.log_n2))
+
+    def harness_source(self) -> str:
+        from .ntt_harness import cluster_harness_source
+
+        return cluster_harness_source(self)
+
+    def simulate(self, **kwargs: Any) -> dict[str, Any]:
+        from .ntt_harness import simulate_cluster
+
+        return simulate_cluster(self, **kwargs)
+
+
 def design_from_options(modulus: int, bits: int | None, options: dict[str, Any]) -> NttCoreDesign:
     known = {"log_n", "mul_cycles", "dsp_bits", "cycles"}
     for key in options:
@@ -401,3 +493,17 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
             raise ParameterError("cycles", "contradicts --opt mul_cycles: give one")
         options["mul_cycles"] = options.pop("cycles")
     return NttCoreDesign(modulus=modulus, bits=bits, **options)
+
+
+def cluster_from_options(modulus: int, bits: int | None, options: dict[str, Any]) -> NttClusterDesign:
+    known = {"cores", "log_n1", "log_n2", "mul_cycles", "dsp_bits", "cycles"}
+    for key in options:
+        if key not in known:
+            raise ParameterError(key, f"is not a parameter of {CLUSTER_ARCH}; known: "
+                                      f"{', '.join(sorted(known - {'cycles'}))}")
+    options = dict(options)
+    if "cycles" in options:
+        if "mul_cycles" in options and options["mul_cycles"] != options["cycles"]:
+            raise ParameterError("cycles", "contradicts --opt mul_cycles: give one")
+        options["mul_cycles"] = options.pop("cycles")
+    return NttClusterDesign(modulus=modulus, bits=bits, **options)

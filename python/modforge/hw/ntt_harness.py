@@ -286,3 +286,265 @@ def simulate_core(design: Any, *, vectors: int = 1, seed: int = 1, opt: str = "-
                     "harness": summary.get("sim_seconds")},
         "mismatch_report": report, "harness": summary,
     }
+
+
+# ---------------------------------------------------------------------------------------- the cluster
+CLUSTER_TEMPLATE = r"""
+#include "V@TOP@.h"
+#include "verilated.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#define CORES @CORES@
+#define MAX_PRINTED 20
+
+static VerilatedContext* ctx;
+static V@TOP@* top;
+static uint64_t ticks = 0;
+static uint64_t protocol_errors = 0;
+
+static void tick() {
+    top->clk = 0;
+    top->eval();
+    top->clk = 1;
+    top->eval();
+    ticks++;
+}
+
+static void protocol_error(const char* what) {
+    protocol_errors++;
+    if (protocol_errors <= MAX_PRINTED) std::printf("PROTOCOL %s at cycle %llu\n", what, (unsigned long long)ticks);
+}
+
+template <std::size_t N>
+static void set_lane(VlWide<N>& w, int c, uint64_t v) { w[2 * c] = (uint32_t)v; w[2 * c + 1] = (uint32_t)(v >> 32); }
+template <typename T>
+static void set_lane(T& w, int, uint64_t v) { w = (T)v; }
+template <std::size_t N>
+static uint64_t get_lane(const VlWide<N>& w, int c) { return (uint64_t)w[2 * c] | ((uint64_t)w[2 * c + 1] << 32); }
+template <typename T>
+static uint64_t get_lane(const T& w, int) { return (uint64_t)w; }
+
+static std::vector<uint64_t> words(const std::string& line, char tag) {
+    std::istringstream ls(line);
+    std::string t;
+    ls >> t;
+    if (t.size() != 1 || t[0] != tag) { std::fprintf(stderr, "expected a '%c' line\n", tag); std::exit(2); }
+    std::vector<uint64_t> out;
+    while (ls >> t) out.push_back(std::strtoull(t.c_str(), nullptr, 16));
+    return out;
+}
+
+// The memory model (modforge.zk.ntt_cycles.ClusterMemory): one channel for reads and writes; a line (one
+// word per core) takes line_cycles; a read burst's first line comes burst_latency cycles after the request,
+// which waits until the previous group's posted writes have drained.
+static uint64_t chan_free = 0;
+static unsigned line_cycles = 1, burst_latency = 0;
+
+// One group: load n_sub lines (line j from src(j, c)), run, collect n_sub lines into dst(i, c).
+template <typename Src, typename Dst>
+static bool group(unsigned log_sub, unsigned column, bool twiddle, Src src, Dst dst) {
+    std::size_t n_sub = (std::size_t)1 << log_sub;
+    uint64_t request = std::max(ticks, chan_free);
+    while (ticks < request) { tick(); if (top->out_valid) protocol_error("out_valid while idle"); }
+    if (!top->in_ready) protocol_error("in_ready is 0 when a group may start");
+    for (std::size_t j = 0; j < n_sub; j++) {
+        uint64_t arrival = request + burst_latency + j * line_cycles;
+        top->in_valid = 0;
+        while (ticks < arrival) { tick(); if (top->out_valid) protocol_error("out_valid during the load"); }
+        top->in_valid = 1;
+        top->in_log_n = log_sub;
+        top->in_column = column;
+        top->in_twiddle = twiddle;
+        for (int c = 0; c < CORES; c++) set_lane(top->in_data, c, src(j, c));
+        tick();
+        if (top->out_valid) protocol_error("out_valid during the load");
+    }
+    top->in_valid = 0;
+    uint64_t limit = ticks + (uint64_t)64 * n_sub * (log_sub + 4) + 10000;
+    while (!top->out_valid) {
+        if (top->in_ready) protocol_error("in_ready is 1 before the group's output");
+        if (ticks >= limit) return false;
+        tick();
+    }
+    uint64_t first = ticks;
+    for (std::size_t i = 0; i < n_sub; i++) {
+        if (i > 0) { tick(); if (!top->out_valid) { protocol_error("out_valid fell before the last line"); return false; } }
+        for (int c = 0; c < CORES; c++) dst(i, c, get_lane(top->out_data, c));
+    }
+    chan_free = first + n_sub * line_cycles;
+    return true;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2) { std::fprintf(stderr, "usage: %s VECTORS\n", argv[0]); return 2; }
+    std::ifstream in(argv[1]);
+    if (!in) { std::fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
+    ctx = new VerilatedContext;
+    top = new V@TOP@{ctx};
+    top->rst = 1;
+    top->in_valid = 0;
+    tick();
+    tick();
+    top->rst = 0;
+    tick();
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t transforms = 0, checked = 0, mismatches = 0, cycle_mismatches = 0, cycles_total = 0;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream hs(line);
+        std::string kind, name;
+        unsigned log_n1, log_n2;
+        unsigned long long exp_cycles;
+        hs >> kind >> name >> log_n1 >> log_n2 >> line_cycles >> burst_latency >> exp_cycles;
+        if (kind != "fourstep" || line_cycles < 1) { std::fprintf(stderr, "bad vector line: %s\n", line.substr(0, 80).c_str()); return 2; }
+        std::string in_line, exp_line;
+        std::getline(in, in_line);
+        std::getline(in, exp_line);
+        std::vector<uint64_t> x = words(in_line, 'i'), e = words(exp_line, 'e');
+        std::size_t n1 = (std::size_t)1 << log_n1, n2 = (std::size_t)1 << log_n2, n = n1 * n2;
+        if (x.size() != n || e.size() != n) { std::fprintf(stderr, "%s: expected %zu words\n", name.c_str(), n); return 2; }
+        transforms++;
+        std::vector<uint64_t> mid(n), out(n);
+        uint64_t start = std::max(ticks, chan_free);
+        while (ticks < start) tick();
+        chan_free = ticks;
+        bool ok = true;
+        // Pass 1: columns j2 = C g + c of the row-major n1 x n2 matrix, then the twiddles; entry (k1, j2) back.
+        for (std::size_t g = 0; ok && g < n2 / CORES; g++)
+            ok = group(log_n1, (unsigned)(g * CORES), true,
+                       [&](std::size_t j1, int c) { return x[j1 * n2 + g * CORES + c]; },
+                       [&](std::size_t k1, int c, uint64_t v) { mid[k1 * n2 + g * CORES + c] = v; });
+        // Pass 2: rows k1 = C g + c; word k2 of row k1 is output k1 + n1 k2 (the transposed read of the 4-step).
+        for (std::size_t g = 0; ok && g < n1 / CORES; g++)
+            ok = group(log_n2, 0, false,
+                       [&](std::size_t j2, int c) { return mid[(g * CORES + c) * n2 + j2]; },
+                       [&](std::size_t k2, int c, uint64_t v) { out[g * CORES + c + n1 * k2] = v; });
+        if (!ok) {
+            mismatches++;
+            std::printf("MISMATCH %s: a group gave no complete output\n", name.c_str());
+            top->rst = 1; tick(); top->rst = 0; tick();
+            continue;
+        }
+        uint64_t cycles = chan_free - start;
+        cycles_total += cycles;
+        for (std::size_t i = 0; i < n; i++) {
+            checked++;
+            if (out[i] != e[i]) {
+                mismatches++;
+                if (mismatches <= MAX_PRINTED)
+                    std::printf("MISMATCH %s word %zu\n  expected %llx\n  obtained %llx\n", name.c_str(), i,
+                                (unsigned long long)e[i], (unsigned long long)out[i]);
+            }
+        }
+        if (cycles != exp_cycles) {
+            cycle_mismatches++;
+            std::printf("CYCLES %s: %llu cycles, the model says %llu\n", name.c_str(), (unsigned long long)cycles,
+                        exp_cycles);
+        }
+    }
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("{\"transforms\": %llu, \"words\": %llu, \"mismatches\": %llu, \"cycle_mismatches\": %llu, "
+                "\"protocol_errors\": %llu, \"cycles\": %llu, \"sim_seconds\": %.6f}\n",
+                (unsigned long long)transforms, (unsigned long long)checked, (unsigned long long)mismatches,
+                (unsigned long long)cycle_mismatches, (unsigned long long)protocol_errors,
+                (unsigned long long)cycles_total, secs);
+    top->final();
+    delete top;
+    delete ctx;
+    return (mismatches || cycle_mismatches || protocol_errors) ? 1 : 0;
+}
+"""
+
+
+def cluster_harness_source(design: Any) -> str:
+    from .flow import top_name
+
+    return CLUSTER_TEMPLATE.replace("@TOP@", top_name(design)).replace("@CORES@", str(design.cores)).lstrip("\n")
+
+
+def expected_four_step(x: list[int], log_n1: int, log_n2: int, model: bool) -> list[int]:
+    """The native engine's forward transform (the cluster's oracle), and with ``model`` also the model's
+    4-step, which must agree."""
+    from ..zk.ntt_api import native_available, ntt
+    from ..zk.ntt_model import four_step
+
+    want = None
+    if native_available():
+        import numpy as np
+
+        want = [int(v) for v in ntt(np.array(x, dtype=np.uint64))]
+    if model or want is None:
+        by_model = four_step(x, 1 << log_n1, 1 << log_n2)
+        if want is not None and by_model != want:
+            raise AssertionError("the model's 4-step and the native engine disagree")
+        want = by_model
+    return want
+
+
+def simulate_cluster(design: Any, *, vectors: int = 1, seed: int = 1, opt: str = "-O0",
+                     memories: list[Any] | None = None, model: bool = True) -> dict[str, Any]:
+    """Build (cached) and run complete 4-step transforms: the named input all p - 1 and one seeded random
+    input, each under every memory model of ``memories`` (default: one line per cycle, no latency).  Expected
+    outputs from the native engine (and the model's 4-step with ``model``); expected cycles from
+    :func:`modforge.zk.ntt_cycles.cluster_four_step_cycles`."""
+    from ..zk.goldilocks import P
+    from ..zk.ntt_cycles import ClusterMemory
+    from .common import digest
+    from .flow import ensure_built, header, params_json
+
+    memories = memories or [ClusterMemory()]
+    n = 1 << design.log_n
+    t0 = time.perf_counter()
+    b = ensure_built(design, opt)
+    t_build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    inputs = [("all_p_minus_1", [P - 1] * n)] + [(f"random{i}", [rng.randrange(P) for _ in range(n)])
+                                                  for i in range(max(1, vectors))]
+    lines = [f"# seed {seed}; 4-step 2^{design.log_n1} x 2^{design.log_n2} on {design.cores} cores"]
+    runs = []
+    for name, x in inputs:
+        want = expected_four_step(x, design.log_n1, design.log_n2, model)
+        for mem in memories:
+            model_cycles = design.four_step_cycles(mem)
+            label = f"{name}_bw{mem.bytes_per_cycle}_lat{mem.burst_latency}"
+            lines.append(f"fourstep {label} {design.log_n1} {design.log_n2} {mem.line_cycles(design.cores)} "
+                         f"{mem.burst_latency} {model_cycles['cycles']}")
+            lines.append("i " + " ".join(f"{v:x}" for v in x))
+            lines.append("e " + " ".join(f"{v:x}" for v in want))
+            runs.append({"name": label, "bytes_per_cycle": mem.bytes_per_cycle, "burst_latency": mem.burst_latency,
+                         **model_cycles})
+    t_vec = time.perf_counter() - t0
+    with tempfile.TemporaryDirectory(prefix="modforge-hw-") as tmp:
+        vec = Path(tmp) / "vectors.txt"
+        write_output(vec, header(design, "#") + "\n".join(lines) + "\n", "vectors")
+        t0 = time.perf_counter()
+        summary, report, code = run_harness(b.exe, vec)
+        t_sim = time.perf_counter() - t0
+    expected_cycles = sum(r["cycles"] for r in runs)
+    return {
+        "arch": design.arch, "bits": design.design_bits, "modulus": hex(design.modulus),
+        "params": params_json(design), "params_sha256": digest(design.arch, design), "seed": seed,
+        "latency": design.latency(), "vectors": len(runs), "edge_cases": ["all_p_minus_1"],
+        "runs": runs, "chain": 0, "chain_checked_against_pow": False, "flags": {},
+        "outputs": summary.get("words", 0), "expected_outputs": n * len(runs),
+        "mismatches": summary["mismatches"], "latency_mismatches": summary.get("cycle_mismatches", 0),
+        "protocol_errors": summary.get("protocol_errors", 0),
+        "cycles": summary.get("cycles"), "expected_cycles": expected_cycles,
+        "cycles_per_op": summary.get("cycles", 0) / max(1, len(runs)), "chain_cycles_per_op": 0.0,
+        "exit_code": code, "skipped_invalid": 0,
+        "build": {"cached": b.cached, "directory": str(b.directory), **b.times},
+        "seconds": {"build_or_cache": round(t_build, 3), "vectors": round(t_vec, 3), "simulation": round(t_sim, 3),
+                    "harness": summary.get("sim_seconds")},
+        "mismatch_report": report, "harness": summary,
+    }

@@ -63,6 +63,14 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         defaults={"log_n": 12, "mul_cycles": 6, "dsp_bits": 17},
         options={"log_n": "largest transform 2^log_n, 1..16 (12)", "mul_cycles": "multiplier latency (6; --cycles)",
                  "dsp_bits": "DSP tile operand width (17)"}),
+    "ntt-cluster": ArchInfo(
+        "ntt-cluster", "modforge.hw.ntt_cluster",
+        "NTT cluster: cores under one controller running the 4-step (columns, twiddles, rows) from a memory model",
+        "003 (NTT: 8 cores per controller, 4-step)", fixed_modulus=(1 << 64) - (1 << 32) + 1,
+        defaults={"cores": 8, "log_n1": 12, "log_n2": 12, "mul_cycles": 6, "dsp_bits": 17},
+        options={"cores": "cores per controller (8)", "log_n1": "column transforms 2^log_n1 (12)",
+                 "log_n2": "row transforms 2^log_n2 (12)", "mul_cycles": "multiplier latency (6; --cycles)",
+                 "dsp_bits": "DSP tile operand width (17)"}),
 }
 
 
