@@ -242,7 +242,8 @@ def run_harness(exe: Path, vectors: Path) -> tuple[dict, str, int]:
     if not isinstance(summary, dict) or "mismatches" not in summary or res.returncode not in (0, 1):
         raise HardwareError(f"the NTT simulation failed (exit {res.returncode}):\n{res.stdout[-3000:]}\n"
                             f"{res.stderr[-3000:]}")
-    return summary, "\n".join(lines[:-1]), res.returncode
+    summary["runs"] = {ln.split()[1]: int(ln.split()[2]) for ln in lines[:-1] if ln.startswith("RUN ")}
+    return summary, "\n".join(ln for ln in lines[:-1] if not ln.startswith("RUN ")), res.returncode
 
 
 def simulate_core(design: Any, *, vectors: int = 1, seed: int = 1, opt: str = "-O0", sizes: list[int] | None = None,
@@ -437,6 +438,7 @@ int main(int argc, char** argv) {
         }
         uint64_t cycles = chan_free - start;
         cycles_total += cycles;
+        std::printf("RUN %s %llu\n", name.c_str(), (unsigned long long)cycles);
         for (std::size_t i = 0; i < n; i++) {
             checked++;
             if (out[i] != e[i]) {
@@ -492,7 +494,7 @@ def expected_four_step(x: list[int], log_n1: int, log_n2: int, model: bool) -> l
 
 
 def simulate_cluster(design: Any, *, vectors: int = 1, seed: int = 1, opt: str = "-O0",
-                     memories: list[Any] | None = None, model: bool = True) -> dict[str, Any]:
+                     memories: list[Any] | None = None, model: bool = True, named: bool = True) -> dict[str, Any]:
     """Build (cached) and run complete 4-step transforms: the named input all p - 1 and one seeded random
     input, each under every memory model of ``memories`` (default: one line per cycle, no latency).  Expected
     outputs from the native engine (and the model's 4-step with ``model``); expected cycles from
@@ -509,8 +511,8 @@ def simulate_cluster(design: Any, *, vectors: int = 1, seed: int = 1, opt: str =
     t_build = time.perf_counter() - t0
     t0 = time.perf_counter()
     rng = random.Random(seed)
-    inputs = [("all_p_minus_1", [P - 1] * n)] + [(f"random{i}", [rng.randrange(P) for _ in range(n)])
-                                                  for i in range(max(1, vectors))]
+    inputs = [("all_p_minus_1", [P - 1] * n)] if named else []
+    inputs += [(f"random{i}", [rng.randrange(P) for _ in range(n)]) for i in range(max(1, vectors))]
     lines = [f"# seed {seed}; 4-step 2^{design.log_n1} x 2^{design.log_n2} on {design.cores} cores"]
     runs = []
     for name, x in inputs:
@@ -532,10 +534,12 @@ def simulate_cluster(design: Any, *, vectors: int = 1, seed: int = 1, opt: str =
         summary, report, code = run_harness(b.exe, vec)
         t_sim = time.perf_counter() - t0
     expected_cycles = sum(r["cycles"] for r in runs)
+    for r in runs:
+        r["measured_cycles"] = summary["runs"].get(r["name"])
     return {
         "arch": design.arch, "bits": design.design_bits, "modulus": hex(design.modulus),
         "params": params_json(design), "params_sha256": digest(design.arch, design), "seed": seed,
-        "latency": design.latency(), "vectors": len(runs), "edge_cases": ["all_p_minus_1"],
+        "latency": design.latency(), "vectors": len(runs), "edge_cases": ["all_p_minus_1"] if named else [],
         "runs": runs, "chain": 0, "chain_checked_against_pow": False, "flags": {},
         "outputs": summary.get("words", 0), "expected_outputs": n * len(runs),
         "mismatches": summary["mismatches"], "latency_mismatches": summary.get("cycle_mismatches", 0),
