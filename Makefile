@@ -107,6 +107,8 @@ bench-hw: setup
 	$(BIN)/modforge hw bench
 	$(BIN)/modforge hw report ozturk --bits 1024 --modulus vdf-alliance --method hierarchical
 	$(BIN)/modforge hw report predictive-montgomery --bits 1024 --modulus vdf-alliance --method hierarchical
+	$(VENV_PY) -m modforge.hw.ntt_bench
+	$(VENV_PY) -m modforge.hw.ntt_report
 
 clean:
 	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw
