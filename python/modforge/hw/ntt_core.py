@@ -353,8 +353,10 @@ class NttEngine(Elaboratable):
                         en = en | loading
                         waddr = Mux(loading, load_addr, waddr)
                         wdata = Mux(loading, self.in_data[WORD * c:WORD * (c + 1)], wdata)
-                    m.d.comb += [wr.en.eq(en), wr.addr.eq(waddr), wr.data.eq(wdata)]
-                    m.d.comb += rd.addr.eq(Mux(en, waddr, raddr))
+                    # One address per port, shared by its read and write sides: a true dual-port block RAM.
+                    port_addr = Signal(K, name=f"lane{c}_bank{b}_port{p}_addr")
+                    m.d.comb += port_addr.eq(Mux(en, waddr, raddr))
+                    m.d.comb += [wr.en.eq(en), wr.addr.eq(port_addr), wr.data.eq(wdata), rd.addr.eq(port_addr)]
             outs.append(Mux(out_bank, banks[1][0][0].data, banks[0][0][0].data))
         m.d.comb += self.out_data.eq(Cat(*outs))
 
