@@ -62,8 +62,43 @@ def product_rows(a_bits: int, b_bits: int, dsp_bits: int) -> list[list[tuple[int
     return rows
 
 
+class GoldilocksWordDesign:
+    """What every seed-003 design shares: the fixed modulus and one 64-bit word as the flow's "digit"
+    (the manifest, the header and the report read these)."""
+
+    arch: str
+    modulus: int
+    bits: int | None
+    word_bits = WORD
+    digit_bits = WORD
+    words = 1
+    out_words = 1
+    design_bits = WORD
+
+    def check_field(self) -> None:
+        if self.modulus != P:
+            raise ParameterError("modulus", f"{self.arch} is for the Goldilocks prime p = 2^64 - 2^32 + 1 = "
+                                            f"{hex(P)} only, got {hex(self.modulus)}")
+        if self.bits not in (None, WORD):
+            raise ParameterError("bits", f"{self.arch} works on {WORD}-bit words, not {self.bits}")
+
+
+def checked_options(arch: str, known: set[str], options: dict[str, Any], cycles_to: str | None = None) -> dict[str, Any]:
+    """``options`` with every key known to ``arch``; with ``cycles_to``, ``--cycles`` is that option (the
+    multiplier's latency) and may not contradict it."""
+    for key in options:
+        if key not in known and not (cycles_to and key == "cycles"):
+            raise ParameterError(key, f"is not a parameter of {arch}; known: {', '.join(sorted(known))}")
+    options = dict(options)
+    if cycles_to and "cycles" in options:
+        if cycles_to in options and options[cycles_to] != options["cycles"]:
+            raise ParameterError("cycles", f"contradicts --opt {cycles_to}: give one")
+        options[cycles_to] = options.pop("cycles")
+    return options
+
+
 @dataclass(frozen=True)
-class GoldilocksMulDesign(PipelinedOp):
+class GoldilocksMulDesign(GoldilocksWordDesign, PipelinedOp):
     """The multiplier's parameters; the modulus is Goldilocks' and nothing else (seed 003)."""
 
     modulus: int = P
@@ -72,18 +107,9 @@ class GoldilocksMulDesign(PipelinedOp):
     dsp_bits: int = 17
 
     arch = ARCH
-    word_bits = WORD                 # one 64-bit digit: the loop interface's digit bus
-    digit_bits = WORD
-    words = 1
-    out_words = 1
-    design_bits = WORD
 
     def __post_init__(self) -> None:
-        if self.modulus != P:
-            raise ParameterError("modulus", f"{ARCH} is for the Goldilocks prime p = 2^64 - 2^32 + 1 = {hex(P)} "
-                                            f"only, got {hex(self.modulus)}")
-        if self.bits not in (None, WORD):
-            raise ParameterError("bits", f"{ARCH} is {WORD} bits wide, not {self.bits}")
+        self.check_field()
         require_range("dsp_bits", self.dsp_bits, 2, WORD)
         require_range("cycles", self.cycles, 1)
         self.schedule            # validates cycles against the layers
@@ -215,11 +241,7 @@ class GoldilocksMulLoop(LoopDesign):
 
 
 def design_from_options(modulus: int, bits: int | None, options: dict[str, Any]) -> GoldilocksMulDesign:
-    known = {"cycles", "dsp_bits"}
-    for key in options:
-        if key not in known:
-            raise ParameterError(key, f"is not a parameter of {ARCH}; known: {', '.join(sorted(known))}")
-    return GoldilocksMulDesign(modulus=modulus, bits=bits, **options)
+    return GoldilocksMulDesign(modulus=modulus, bits=bits, **checked_options(ARCH, {"cycles", "dsp_bits"}, options))
 
 
 # ---------------------------------------------------------------------------------------- vectors

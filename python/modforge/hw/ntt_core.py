@@ -41,7 +41,7 @@ from ..arith.base import ParameterError
 from ..zk.goldilocks import GOLDILOCKS
 from ..zk.ntt_cycles import ClusterMemory, FpgaNttDesign, cluster_four_step_cycles, core_transform_cycles
 from .common import require_range
-from .goldilocks_mul import P, WORD, GoldilocksMulDesign, GoldilocksMulPipe
+from .goldilocks_mul import P, WORD, GoldilocksMulDesign, GoldilocksMulPipe, GoldilocksWordDesign, checked_options
 
 ARCH = "ntt-core"
 CLUSTER_ARCH = "ntt-cluster"
@@ -68,7 +68,7 @@ def bit_reverse_value(value, bits: int):
 
 
 @dataclass(frozen=True)
-class NttCoreDesign:
+class NttCoreDesign(GoldilocksWordDesign):
     """One core: transforms of up to 2^log_n points (the size itself a runtime input)."""
 
     log_n: int = 12
@@ -78,17 +78,9 @@ class NttCoreDesign:
     bits: int | None = None
 
     arch = ARCH
-    word_bits = WORD
-    digit_bits = WORD
-    words = 1
-    out_words = 1
-    design_bits = WORD
 
     def __post_init__(self) -> None:
-        if self.modulus != P:
-            raise ParameterError("modulus", f"{ARCH} is for the Goldilocks prime {hex(P)} only, got {hex(self.modulus)}")
-        if self.bits not in (None, WORD):
-            raise ParameterError("bits", f"{ARCH} works on {WORD}-bit words, not {self.bits}")
+        self.check_field()
         require_range("log_n", self.log_n, 1, MAX_LOG_N)
         self.multiplier          # validates mul_cycles and dsp_bits
 
@@ -394,7 +386,7 @@ class NttEngine(Elaboratable):
 
 
 @dataclass(frozen=True)
-class NttClusterDesign:
+class NttClusterDesign(GoldilocksWordDesign):
     """``cores`` cores under one controller computing the 4-step transform of 2^(log_n1 + log_n2) points
     (seed 003: 8 cores per controller, 2^24 = 2^12 x 2^12).  Pass 1 loads ``cores`` columns at a time (one
     line of the memory bus: one word per core), transforms them, applies the 4-step twiddles and stores them;
@@ -410,18 +402,9 @@ class NttClusterDesign:
     bits: int | None = None
 
     arch = CLUSTER_ARCH
-    word_bits = WORD
-    digit_bits = WORD
-    words = 1
-    out_words = 1
-    design_bits = WORD
 
     def __post_init__(self) -> None:
-        if self.modulus != P:
-            raise ParameterError("modulus", f"{CLUSTER_ARCH} is for the Goldilocks prime {hex(P)} only, got "
-                                            f"{hex(self.modulus)}")
-        if self.bits not in (None, WORD):
-            raise ParameterError("bits", f"{CLUSTER_ARCH} works on {WORD}-bit words, not {self.bits}")
+        self.check_field()
         require_range("cores", self.cores, 1, 64)
         require_range("log_n1", self.log_n1, 1, MAX_LOG_N)
         require_range("log_n2", self.log_n2, 1, MAX_LOG_N)
@@ -485,27 +468,10 @@ class NttClusterDesign:
 
 
 def design_from_options(modulus: int, bits: int | None, options: dict[str, Any]) -> NttCoreDesign:
-    known = {"log_n", "mul_cycles", "dsp_bits", "cycles"}
-    for key in options:
-        if key not in known:
-            raise ParameterError(key, f"is not a parameter of {ARCH}; known: {', '.join(sorted(known - {'cycles'}))}")
-    options = dict(options)
-    if "cycles" in options:              # --cycles: the multiplier's latency, as for goldilocks-mul
-        if "mul_cycles" in options and options["mul_cycles"] != options["cycles"]:
-            raise ParameterError("cycles", "contradicts --opt mul_cycles: give one")
-        options["mul_cycles"] = options.pop("cycles")
-    return NttCoreDesign(modulus=modulus, bits=bits, **options)
+    return NttCoreDesign(modulus=modulus, bits=bits,
+                         **checked_options(ARCH, {"log_n", "mul_cycles", "dsp_bits"}, options, "mul_cycles"))
 
 
 def cluster_from_options(modulus: int, bits: int | None, options: dict[str, Any]) -> NttClusterDesign:
-    known = {"cores", "log_n1", "log_n2", "mul_cycles", "dsp_bits", "cycles"}
-    for key in options:
-        if key not in known:
-            raise ParameterError(key, f"is not a parameter of {CLUSTER_ARCH}; known: "
-                                      f"{', '.join(sorted(known - {'cycles'}))}")
-    options = dict(options)
-    if "cycles" in options:
-        if "mul_cycles" in options and options["mul_cycles"] != options["cycles"]:
-            raise ParameterError("cycles", "contradicts --opt mul_cycles: give one")
-        options["mul_cycles"] = options.pop("cycles")
-    return NttClusterDesign(modulus=modulus, bits=bits, **options)
+    known = {"cores", "log_n1", "log_n2", "mul_cycles", "dsp_bits"}
+    return NttClusterDesign(modulus=modulus, bits=bits, **checked_options(CLUSTER_ARCH, known, options, "mul_cycles"))

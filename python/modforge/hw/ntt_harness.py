@@ -30,10 +30,11 @@ from ..fileio import write_output
 from .errors import HardwareError
 from .pool import run_tool
 
-CORE_TEMPLATE = r"""
+PRELUDE = r"""
 #include "V@TOP@.h"
 #include "verilated.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -75,10 +76,7 @@ static std::vector<uint64_t> words(const std::string& line, char tag) {
     return out;
 }
 
-int main(int argc, char** argv) {
-    if (argc < 2) { std::fprintf(stderr, "usage: %s VECTORS\n", argv[0]); return 2; }
-    std::ifstream in(argv[1]);
-    if (!in) { std::fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
+static void start_design() {
     ctx = new VerilatedContext;
     top = new V@TOP@{ctx};
     top->rst = 1;
@@ -87,6 +85,31 @@ int main(int argc, char** argv) {
     tick();
     top->rst = 0;
     tick();
+}
+
+// The last line: one JSON object; the exit code 1 on any mismatch, wrong cycle count or handshake breach.
+static int finish(std::chrono::steady_clock::time_point t0, uint64_t transforms, uint64_t checked, uint64_t mismatches,
+                  uint64_t cycle_mismatches, uint64_t cycles_total) {
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("{\"transforms\": %llu, \"words\": %llu, \"mismatches\": %llu, \"cycle_mismatches\": %llu, "
+                "\"protocol_errors\": %llu, \"cycles\": %llu, \"sim_seconds\": %.6f}\n",
+                (unsigned long long)transforms, (unsigned long long)checked, (unsigned long long)mismatches,
+                (unsigned long long)cycle_mismatches, (unsigned long long)protocol_errors,
+                (unsigned long long)cycles_total, secs);
+    top->final();
+    delete top;
+    delete ctx;
+    return (mismatches || cycle_mismatches || protocol_errors) ? 1 : 0;
+}
+"""
+
+CORE_TEMPLATE = r"""
+@PRELUDE@
+int main(int argc, char** argv) {
+    if (argc < 2) { std::fprintf(stderr, "usage: %s VECTORS\n", argv[0]); return 2; }
+    std::ifstream in(argv[1]);
+    if (!in) { std::fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
+    start_design();
     auto t0 = std::chrono::steady_clock::now();
     uint64_t transforms = 0, checked = 0, mismatches = 0, cycle_mismatches = 0, cycles_total = 0;
     std::string line;
@@ -165,16 +188,7 @@ int main(int argc, char** argv) {
                             (unsigned long long)edges, exp_cycles);
         }
     }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("{\"transforms\": %llu, \"words\": %llu, \"mismatches\": %llu, \"cycle_mismatches\": %llu, "
-                "\"protocol_errors\": %llu, \"cycles\": %llu, \"sim_seconds\": %.6f}\n",
-                (unsigned long long)transforms, (unsigned long long)checked, (unsigned long long)mismatches,
-                (unsigned long long)cycle_mismatches, (unsigned long long)protocol_errors,
-                (unsigned long long)cycles_total, secs);
-    top->final();
-    delete top;
-    delete ctx;
-    return (mismatches || cycle_mismatches || protocol_errors) ? 1 : 0;
+    return finish(t0, transforms, checked, mismatches, cycle_mismatches, cycles_total);
 }
 """
 
@@ -182,7 +196,7 @@ int main(int argc, char** argv) {
 def core_harness_source(design: Any) -> str:
     from .flow import top_name
 
-    return CORE_TEMPLATE.replace("@TOP@", top_name(design)).lstrip("\n")
+    return CORE_TEMPLATE.replace("@PRELUDE@", PRELUDE).replace("@TOP@", top_name(design)).lstrip("\n")
 
 
 # ---------------------------------------------------------------------------------------- vectors
@@ -291,39 +305,8 @@ def simulate_core(design: Any, *, vectors: int = 1, seed: int = 1, opt: str = "-
 
 # ---------------------------------------------------------------------------------------- the cluster
 CLUSTER_TEMPLATE = r"""
-#include "V@TOP@.h"
-#include "verilated.h"
-
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
-
+@PRELUDE@
 #define CORES @CORES@
-#define MAX_PRINTED 20
-
-static VerilatedContext* ctx;
-static V@TOP@* top;
-static uint64_t ticks = 0;
-static uint64_t protocol_errors = 0;
-
-static void tick() {
-    top->clk = 0;
-    top->eval();
-    top->clk = 1;
-    top->eval();
-    ticks++;
-}
-
-static void protocol_error(const char* what) {
-    protocol_errors++;
-    if (protocol_errors <= MAX_PRINTED) std::printf("PROTOCOL %s at cycle %llu\n", what, (unsigned long long)ticks);
-}
 
 template <std::size_t N>
 static void set_lane(VlWide<N>& w, int c, uint64_t v) { w[2 * c] = (uint32_t)v; w[2 * c + 1] = (uint32_t)(v >> 32); }
@@ -333,16 +316,6 @@ template <std::size_t N>
 static uint64_t get_lane(const VlWide<N>& w, int c) { return (uint64_t)w[2 * c] | ((uint64_t)w[2 * c + 1] << 32); }
 template <typename T>
 static uint64_t get_lane(const T& w, int) { return (uint64_t)w; }
-
-static std::vector<uint64_t> words(const std::string& line, char tag) {
-    std::istringstream ls(line);
-    std::string t;
-    ls >> t;
-    if (t.size() != 1 || t[0] != tag) { std::fprintf(stderr, "expected a '%c' line\n", tag); std::exit(2); }
-    std::vector<uint64_t> out;
-    while (ls >> t) out.push_back(std::strtoull(t.c_str(), nullptr, 16));
-    return out;
-}
 
 // The memory model (modforge.zk.ntt_cycles.ClusterMemory): one channel for reads and writes; a line (one
 // word per core) takes line_cycles; a read burst's first line comes burst_latency cycles after the request,
@@ -389,14 +362,7 @@ int main(int argc, char** argv) {
     if (argc < 2) { std::fprintf(stderr, "usage: %s VECTORS\n", argv[0]); return 2; }
     std::ifstream in(argv[1]);
     if (!in) { std::fprintf(stderr, "cannot read %s\n", argv[1]); return 2; }
-    ctx = new VerilatedContext;
-    top = new V@TOP@{ctx};
-    top->rst = 1;
-    top->in_valid = 0;
-    tick();
-    tick();
-    top->rst = 0;
-    tick();
+    start_design();
     auto t0 = std::chrono::steady_clock::now();
     uint64_t transforms = 0, checked = 0, mismatches = 0, cycle_mismatches = 0, cycles_total = 0;
     std::string line;
@@ -415,6 +381,7 @@ int main(int argc, char** argv) {
         std::size_t n1 = (std::size_t)1 << log_n1, n2 = (std::size_t)1 << log_n2, n = n1 * n2;
         if (x.size() != n || e.size() != n) { std::fprintf(stderr, "%s: expected %zu words\n", name.c_str(), n); return 2; }
         transforms++;
+        current = name;
         std::vector<uint64_t> mid(n), out(n);
         uint64_t start = std::max(ticks, chan_free);
         while (ticks < start) tick();
@@ -454,16 +421,7 @@ int main(int argc, char** argv) {
                         exp_cycles);
         }
     }
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("{\"transforms\": %llu, \"words\": %llu, \"mismatches\": %llu, \"cycle_mismatches\": %llu, "
-                "\"protocol_errors\": %llu, \"cycles\": %llu, \"sim_seconds\": %.6f}\n",
-                (unsigned long long)transforms, (unsigned long long)checked, (unsigned long long)mismatches,
-                (unsigned long long)cycle_mismatches, (unsigned long long)protocol_errors,
-                (unsigned long long)cycles_total, secs);
-    top->final();
-    delete top;
-    delete ctx;
-    return (mismatches || cycle_mismatches || protocol_errors) ? 1 : 0;
+    return finish(t0, transforms, checked, mismatches, cycle_mismatches, cycles_total);
 }
 """
 
@@ -471,7 +429,8 @@ int main(int argc, char** argv) {
 def cluster_harness_source(design: Any) -> str:
     from .flow import top_name
 
-    return CLUSTER_TEMPLATE.replace("@TOP@", top_name(design)).replace("@CORES@", str(design.cores)).lstrip("\n")
+    return (CLUSTER_TEMPLATE.replace("@PRELUDE@", PRELUDE).replace("@TOP@", top_name(design))
+            .replace("@CORES@", str(design.cores)).lstrip("\n"))
 
 
 def expected_four_step(x: list[int], log_n1: int, log_n2: int, model: bool) -> list[int]:
