@@ -52,3 +52,8 @@ def test_four_step_2_12_matches_the_native_engine_at_the_models_cycles() -> None
     assert doc["cycles"] == doc["expected_cycles"]
     assert all(r["measured_cycles"] == r["cycles"] for r in doc["runs"]), doc["runs"]
     assert [r["bound"] for r in doc["runs"]] == ["compute", "memory"] * 2
+
+
+def test_the_seeds_2_24_points_are_refused_for_simulation() -> None:
+    with pytest.raises(ParameterError, match="too long to simulate"):
+        make_design("ntt-cluster").simulate(vectors=1)

@@ -46,6 +46,7 @@ from .goldilocks_mul import P, WORD, GoldilocksMulDesign, GoldilocksMulPipe, Gol
 ARCH = "ntt-core"
 CLUSTER_ARCH = "ntt-cluster"
 MAX_LOG_N = 16          # 2^16 words per bank: 4 Mbit; the seed's cores are 2^12
+MAX_SIM_LOG_N = 18      # the largest 4-step the cluster's simulation takes (2^16 runs in about a minute per memory)
 
 
 def field_add(a, b):
@@ -464,6 +465,10 @@ class NttClusterDesign(GoldilocksWordDesign):
     def simulate(self, **kwargs: Any) -> dict[str, Any]:
         from .ntt_harness import simulate_cluster
 
+        if self.log_n > MAX_SIM_LOG_N:
+            # The default design is the seed's 2^24 points: its 4-step would run for hours in Verilator.
+            raise ParameterError("log_n1", f"a 4-step of 2^{self.log_n} points is too long to simulate (at most "
+                                           f"2^{MAX_SIM_LOG_N}); choose --opt log_n1=8 --opt log_n2=8, say")
         return simulate_cluster(self, **kwargs)
 
 
