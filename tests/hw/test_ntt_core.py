@@ -64,3 +64,16 @@ def test_the_harness_fails_on_a_wrong_word_and_a_wrong_cycle_count(core, tmp_pat
     summary, report, code = run_harness(ensure_built(core).exe, vec)
     assert code == 1 and summary["mismatches"] == 1 and summary["cycle_mismatches"] == 1, report
     assert "MISMATCH random0_2^5 (2^5) word 2" in report and "CYCLES random0_2^4" in report
+
+
+@pytest.mark.parametrize("arch,options", [("ntt-core", {"log_n": 4}),
+                                          ("ntt-cluster", {"cores": 2, "log_n1": 2, "log_n2": 2})])
+def test_generates_reproducibly_without_forbidden_operators(arch, options) -> None:
+    from modforge.hw.flow import generate, rtl_name
+    from modforge.hw.scan import scan
+
+    d = make_design(arch, options=options)
+    first, second = generate(d), generate(d)
+    assert first == second
+    assert scan(first[rtl_name(d)], d.dsp_bits) == []
+    assert "Regenerate: modforge hw gen " + arch in first[rtl_name(d)]
