@@ -111,6 +111,8 @@ bench-hw: setup
 	$(BIN)/modforge hw report predictive-montgomery --bits 1024 --modulus vdf-alliance --method hierarchical
 	$(BIN)/modforge hw sim pam-mpu --bits 512 --vectors 10000
 	$(BIN)/modforge hw report pam-mpu --bits 256
+	$(VENV_PY) -m modforge.hw.ntt_bench
+	$(VENV_PY) -m modforge.hw.ntt_report
 
 clean:
 	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw

@@ -124,7 +124,7 @@ def manifest(design: Any, files: dict[str, str]) -> dict[str, Any]:
 
 def generate(design: Any) -> dict[str, str]:
     """Every generated file, name -> text (manifest last)."""
-    if hasattr(design, "harness_source"):        # a design with its own harness mode (pam-mpu: a command stream)
+    if hasattr(design, "harness_source"):   # its own harness mode (pam-mpu's command stream, seed 003's NTT)
         harness_text = design.harness_source()
     else:
         harness_text = harness_mod.harness_source(top_name(design), arch_info(design.arch).two_operands,
@@ -224,6 +224,7 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 # The generator files whose text decides the RTL, the harness or how they are built.
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
                  "flow.py", "registry.py", "pam.py")
+BUILD_SOURCES += ("goldilocks_mul.py", "ntt_core.py", "ntt_harness.py")     # seed 003: the NTT
 
 
 @lru_cache(maxsize=1)
@@ -338,8 +339,9 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
     go to ``keep_vectors`` if given (replacing a file there only with ``overwrite``)."""
     from .vectors import source_for, write_vectors
 
-    if hasattr(design, "simulate"):               # its own vectors and harness mode (pam-mpu)
-        return design.simulate(vectors=vectors, seed=seed, opt=opt, keep_vectors=keep_vectors, overwrite=overwrite)
+    if hasattr(design, "simulate"):   # its own vectors and harness mode (pam-mpu, seed 003's NTT)
+        kept = {} if keep_vectors is None else {"keep_vectors": keep_vectors, "overwrite": overwrite}
+        return design.simulate(vectors=vectors, seed=seed, opt=opt, **kept)
     t0 = time.perf_counter()
     b = ensure_built(design, opt)
     t_build = time.perf_counter() - t0
@@ -399,6 +401,8 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
                 options: dict[str, Any] | None = None) -> Any:
     """A design from the CLI's terms: ``--bits`` alone picks the reproducible modulus of that width."""
     info = arch_info(arch)
+    if modulus is None and info.fixed_modulus is not None:
+        modulus = info.fixed_modulus
     if modulus is None:
         if bits is None:
             raise ParameterError("bits", "give --bits N (a reproducible modulus of N bits) or --modulus N")

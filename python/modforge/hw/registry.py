@@ -19,6 +19,7 @@ class ArchInfo:
     flags: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)
     options: dict[str, str] = field(default_factory=dict)
+    fixed_modulus: int | None = None     # a field design (seed 003): this modulus when none is given
 
     def make(self, modulus: int, bits: int | None, options: dict[str, Any]) -> Any:
         mod = importlib.import_module(self.module)
@@ -55,6 +56,27 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         "004 (Sec. 3.1, 3.4, 4.3, Fig. 4)", two_operands=True,
         defaults={"extra_bits": 2},
         options={"extra_bits": "beta = 2^(bits + extra_bits), 2..16 (2)"}),
+    "goldilocks-mul": ArchInfo(
+        "goldilocks-mul", "modforge.hw.goldilocks_mul",
+        "Goldilocks multiplier (p = 2^64 - 2^32 + 1): 64x64 product from DSP tiles, adder-only reduction, pipelined",
+        "003 (NTT: the cores' field multiplier)", two_operands=True, fixed_modulus=(1 << 64) - (1 << 32) + 1,
+        defaults={"cycles": 6, "dsp_bits": 17},
+        options={"cycles": "latency, 1..layers (6)", "dsp_bits": "DSP tile operand width (17)"}),
+    "ntt-core": ArchInfo(
+        "ntt-core", "modforge.hw.ntt_core",
+        "NTT core: radix-2 DIT over Goldilocks, one butterfly per cycle, ping-pong RAMs, twiddle ROM, runtime size",
+        "003 (NTT: the 2^12-point cores)", fixed_modulus=(1 << 64) - (1 << 32) + 1,
+        defaults={"log_n": 12, "mul_cycles": 6, "dsp_bits": 17},
+        options={"log_n": "largest transform 2^log_n, 1..16 (12)", "mul_cycles": "multiplier latency (6; --cycles)",
+                 "dsp_bits": "DSP tile operand width (17)"}),
+    "ntt-cluster": ArchInfo(
+        "ntt-cluster", "modforge.hw.ntt_cluster",
+        "NTT cluster: cores under one controller running the 4-step (columns, twiddles, rows) from a memory model",
+        "003 (NTT: 8 cores per controller, 4-step)", fixed_modulus=(1 << 64) - (1 << 32) + 1,
+        defaults={"cores": 8, "log_n1": 12, "log_n2": 12, "mul_cycles": 6, "dsp_bits": 17},
+        options={"cores": "cores per controller (8)", "log_n1": "column transforms 2^log_n1 (12)",
+                 "log_n2": "row transforms 2^log_n2 (12)", "mul_cycles": "multiplier latency (6; --cycles)",
+                 "dsp_bits": "DSP tile operand width (17)"}),
 }
 
 

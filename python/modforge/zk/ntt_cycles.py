@@ -68,6 +68,15 @@ def sub_transform_cycles(design: FpgaNttDesign, log_m: int, with_twiddle_pass: b
     return log_m * per_iteration + (m if with_twiddle_pass else 0)
 
 
+def core_transform_cycles(design: FpgaNttDesign, log_m: int) -> int:
+    """Cycles of one transform of 2^log_m points through one core of the generated RTL (``hw/ntt_core.py``),
+    from the edge that takes the first word to the one that puts out the last, both counted: m words loaded
+    one per cycle, the log_m iterations of :func:`sub_transform_cycles`, m words stored one per cycle (this
+    core loads, computes and stores in turn; the seed's overlaps them, which :func:`predict` assumes)."""
+    m = 1 << log_m
+    return m + sub_transform_cycles(design, log_m, False) + m
+
+
 def iterations_per_pass(log_n: int, log_n1: int, cores: int) -> int:
     """Sub-transforms per pass (2^(log_n - log_n1)) shared out to ``cores`` cores."""
     return max(1, (1 << (log_n - log_n1)) // cores)
@@ -128,3 +137,45 @@ def describe(design: FpgaNttDesign = SEED_DESIGN) -> str:
             f"butterfly/cycle, {design.pipeline_cycles}-cycle pipeline, {design.cluster_cores} cores per controller, "
             f"{design.clock_mhz:g} MHz); memory derived from the {design.fit_cores[0]}- and {design.fit_cores[1]}-core "
             f"rows: peak {peak / 1e9:.1f} GB/s, {overhead:.0f} bytes of overhead per burst")
+
+
+# ------------------------------------------------------------------------------------------------------
+# The generated cluster (hw/ntt_core.py, ``ntt-cluster``) against a memory model of the same simple shape
+# as the harness's (hw/ntt_harness.py): the exact cycle count of a complete 4-step.
+@dataclass(frozen=True)
+class ClusterMemory:
+    """A memory channel shared by reads and writes: a *line* is one word per core (8 * cores bytes, the
+    seed's 512-bit bus for 8 cores) and takes ceil(line bytes / bytes_per_cycle) cycles; a read burst (one
+    load of every core's sub-transform) delivers its first line ``burst_latency`` cycles after it is
+    requested, the next ones back to back; writes are posted and drain at the same rate.  A burst is
+    requested once the channel has drained the previous group's writes."""
+
+    bytes_per_cycle: int = 64
+    burst_latency: int = 0
+
+    def line_cycles(self, cores: int, word_bytes: int = 8) -> int:
+        return -(-cores * word_bytes // self.bytes_per_cycle)
+
+
+def cluster_four_step_cycles(design: FpgaNttDesign, log_n1: int, log_n2: int, cores: int, twiddle_pipeline: int,
+                             memory: ClusterMemory) -> dict:
+    """Cycles of a 4-step transform of 2^(log_n1 + log_n2) points on one cluster of ``cores`` cores, exactly
+    as the generated RTL and the harness's memory model run it: pass 1, n2 / cores groups of column
+    transforms of n1 points followed by the twiddle pass (n1 + ``twiddle_pipeline`` cycles); pass 2, n1 / cores
+    groups of row transforms of n2 points.  A group: the read burst (latency, then one line per
+    line_cycles), the stages (:func:`sub_transform_cycles`), the twiddle pass, one cycle to the first output
+    line, and the posted writes draining one line per line_cycles from there; the next group's burst is
+    requested when the channel is free.  Load, compute and store follow one another (no overlap), so the
+    memory part and the compute part add up; ``bound`` says which is larger."""
+    lc = memory.line_cycles(cores, design.word_bytes)
+    total = compute = 0
+    passes = []
+    for log_sub, groups, twiddled in ((log_n1, (1 << log_n2) // cores, True), (log_n2, (1 << log_n1) // cores, False)):
+        n_sub = 1 << log_sub
+        work = sub_transform_cycles(design, log_sub, False) + (n_sub + twiddle_pipeline if twiddled else 0)
+        group = memory.burst_latency + (n_sub - 1) * lc + 1 + work + 1 + n_sub * lc
+        passes.append({"sub_transform": n_sub, "groups": groups, "group_cycles": group, "compute_per_group": work})
+        total += groups * group
+        compute += groups * work
+    return {"cycles": total, "compute_cycles": compute, "memory_cycles": total - compute, "line_cycles": lc,
+            "passes": passes, "bound": "memory" if total - compute > compute else "compute"}
