@@ -68,8 +68,6 @@ def bit_reverse_value(value, bits: int):
     return Cat(*[value[bits - 1 - i] for i in range(bits)])
 
 
-@dataclass(frozen=True)
-
 def refuse_kept_vectors(kwargs: dict[str, Any]) -> dict[str, Any]:
     """``hw sim --keep-vectors`` has no meaning here (the transforms are generated per run into the build
     directory): refused by name rather than ignored."""
@@ -79,6 +77,8 @@ def refuse_kept_vectors(kwargs: dict[str, Any]) -> dict[str, Any]:
     kwargs.pop("overwrite", None)
     return kwargs
 
+
+@dataclass(frozen=True)
 class NttCoreDesign(GoldilocksWordDesign):
     """One core: transforms of up to 2^log_n points (the size itself a runtime input)."""
 
