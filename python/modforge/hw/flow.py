@@ -124,9 +124,12 @@ def manifest(design: Any, files: dict[str, str]) -> dict[str, Any]:
 
 def generate(design: Any) -> dict[str, str]:
     """Every generated file, name -> text (manifest last)."""
-    files = {rtl_name(design): emit_rtl(design),
-             "harness.cpp": header(design, "//") + harness_mod.harness_source(
-                 top_name(design), arch_info(design.arch).two_operands, arch_info(design.arch).flags)}
+    if hasattr(design, "harness_source"):        # a streaming design brings its own harness (hw/stream.py)
+        harness = design.harness_source()
+    else:
+        harness = harness_mod.harness_source(top_name(design), arch_info(design.arch).two_operands,
+                                             arch_info(design.arch).flags)
+    files = {rtl_name(design): emit_rtl(design), "harness.cpp": header(design, "//") + harness}
     files["manifest.json"] = json.dumps(manifest(design, files), indent=1) + "\n"
     return files
 
@@ -220,7 +223,8 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 
 # The generator files whose text decides the RTL, the harness or how they are built.
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
-                 "flow.py", "registry.py")
+                 "flow.py", "registry.py", "stream.py", "fq_mul.py", "msm_adder.py",
+                 "msm_controller.py")
 
 
 @lru_cache(maxsize=1)
@@ -233,6 +237,9 @@ def generator_source_hash() -> str:
     arith = root.parent / "arith"
     for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py"):
         h.update((arith / name).read_bytes())
+    # The seed-003 models the MSM designs take their constants and schedules from.
+    for name in ("fq_mul.py", "edwards.py", "msm_model.py", "msm_controller.py"):
+        h.update((root.parent / "zk" / name).read_bytes())
     return h.hexdigest()
 
 
@@ -335,6 +342,8 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
     go to ``keep_vectors`` if given (replacing a file there only with ``overwrite``)."""
     from .vectors import source_for, write_vectors
 
+    if hasattr(design, "simulate"):               # the streaming MSM designs (hw/stream.py) write their own vectors
+        return design.simulate(vectors=vectors, seed=seed, opt=opt, keep_vectors=keep_vectors)
     t0 = time.perf_counter()
     b = ensure_built(design, opt)
     t_build = time.perf_counter() - t0
@@ -394,6 +403,8 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
                 options: dict[str, Any] | None = None) -> Any:
     """A design from the CLI's terms: ``--bits`` alone picks the reproducible modulus of that width."""
     info = arch_info(arch)
+    if modulus is None and bits is None and info.default_modulus is not None:
+        modulus = info.default_modulus
     if modulus is None:
         if bits is None:
             raise ParameterError("bits", "give --bits N (a reproducible modulus of N bits) or --modulus N")
