@@ -230,14 +230,24 @@ class FqMul:
     def __init__(self, params: FqMulParams = FqMulParams()):
         self.params = params
 
+    @cached_property
+    def _dropped_by_slice(self) -> list[tuple[int, int, int]]:
+        """(q1 offset, q1 width, the constant D) per q1 slice: the dropped tiles of that slice sum to
+        slice * D (D is the sum of the m slices the slice's dropped tiles take, at their weights)."""
+        p = self.params
+        kept = set(p.quotient_tiles())
+        out = []
+        for ao, aw in tile_slices(p.q1_bits, p.dsp_bits):
+            d = sum(((p.m >> bo) & ((1 << bw) - 1)) << bo for bo, bw in tile_slices(p.m.bit_length(), p.dsp_bits)
+                    if (ao, aw, bo, bw) not in kept)
+            out.append((ao, aw, d))
+        return out
+
     def karatsuba(self, node: KaratsubaNode, a: int, b: int) -> int:
-        """a b by the tree under ``node``; the leaves are sums of DSP tile products."""
+        """a b by the tree under ``node``.  A leaf's DSP tiles cover both operands whole, so their sum is the
+        leaf's product: the model multiplies there (the tile list sizes the RTL, :meth:`FqMulParams.leaf_tiles`)."""
         if node.depth == 0:
-            total = 0
-            for ao, aw in tile_slices(node.a_max.bit_length(), self.params.dsp_bits):
-                for bo, bw in tile_slices(node.b_max.bit_length(), self.params.dsp_bits):
-                    total += (((a >> ao) & ((1 << aw) - 1)) * ((b >> bo) & ((1 << bw) - 1))) << (ao + bo)
-            return total
+            return a * b
         h = node.split
         lo, hi, mid = node.children()
         mask = (1 << h) - 1
@@ -252,13 +262,13 @@ class FqMul:
             raise ValueError("operands must be canonical (below the modulus)")
         x = self.karatsuba(p.tree, a, b)
         q1 = x >> (p.n - 1)
-        q2 = sum((((q1 >> ao) & ((1 << aw) - 1)) * ((p.m >> bo) & ((1 << bw) - 1))) << (ao + bo)
-                 for ao, aw, bo, bw in p.quotient_tiles())
+        # The kept tiles of q1 m: the whole product less the dropped tiles, slice by slice.
+        q2 = q1 * p.m - sum((((q1 >> ao) & ((1 << aw) - 1)) * d) << ao for ao, aw, d in self._dropped_by_slice)
         quotient = q2 >> (p.n + 1)
+        # The tiles of quotient * p that reach below coarse_bits are, modulo 2^coarse_bits, the whole product:
+        # every tile left out sits at or above that bit.
         mask = (1 << p.coarse_bits) - 1
-        qp_low = sum((((quotient >> ao) & ((1 << aw) - 1)) * ((p.modulus >> bo) & ((1 << bw) - 1))) << (ao + bo)
-                     for ao, aw, bo, bw in p.remainder_tiles())
-        coarse = ((x & mask) - qp_low) & mask
+        coarse = (x - quotient * p.modulus) & mask
         address = coarse >> p.shift
         low, high = p.table[address]
         upper = coarse >= high
