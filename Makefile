@@ -107,6 +107,11 @@ bench-hw: setup
 	$(BIN)/modforge hw bench
 	$(BIN)/modforge hw report ozturk --bits 1024 --modulus vdf-alliance --method hierarchical
 	$(BIN)/modforge hw report predictive-montgomery --bits 1024 --modulus vdf-alliance --method hierarchical
+	$(BIN)/modforge hw sim fq-mul --vectors 10000
+	$(BIN)/modforge hw sim msm-adder --vectors 1000
+	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt windows=32 --opt window_bits=0 --vectors 16384
+	$(BIN)/modforge hw report fq-mul
+	$(BIN)/modforge hw report msm-adder
 
 clean:
 	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw

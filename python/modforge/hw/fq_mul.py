@@ -42,6 +42,7 @@ class FqMulDesign:
     lut_bits: int | None = None
 
     arch = ARCH
+    synth_method = "flat"            # `hw report`: no pieces the hierarchical partition knows
 
     def __post_init__(self) -> None:
         try:

@@ -42,6 +42,7 @@ class MsmAdderDesign:
     lut_bits: int | None = None
 
     arch = ARCH
+    synth_method = "flat"            # `hw report`: no pieces the hierarchical partition knows
 
     def __post_init__(self) -> None:
         if self.modulus != BLS12_377.q:
@@ -195,6 +196,8 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
     for key in options:
         if key not in known:
             raise ParameterError(key, f"is not a parameter of {ARCH}; known: {', '.join(sorted(known))}")
+    if modulus != BLS12_377.q:
+        MsmAdderDesign(modulus=modulus)          # says why (before a --bits that only follows from the modulus)
     if bits is not None and bits != BLS12_377.q.bit_length():
         raise ParameterError("bits", f"{ARCH} is {BLS12_377.q.bit_length()} bits wide (BLS12-377 Fq), not {bits}")
     return MsmAdderDesign(modulus=modulus, **options)

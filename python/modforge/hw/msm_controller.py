@@ -76,6 +76,7 @@ class MsmControllerDesign:
     karatsuba_depth: int = 3          # of the edwards adder's multipliers
 
     arch = ARCH
+    synth_method = "flat"            # `hw report`: no pieces the hierarchical partition knows
 
     def __post_init__(self) -> None:
         if self.adder not in ADDERS:
