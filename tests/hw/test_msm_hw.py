@@ -4,6 +4,9 @@ Configurations (the 377-bit designs take minutes to generate and build, so they 
 
 * ``fq-mul``: a reproducible 96-bit prime, 2 Karatsuba levels (9 leaves of 2 x 2 DSP tiles), the
   truncated Barrett and table of the 377-bit design, 10,000 random vectors after the edges;
+* ``msm-adder``: the same datapath over a reproducible 64-bit prime p = 3 mod 4 (1 Karatsuba level per
+  multiplier, latency 20) on a small a = -1 twisted Edwards curve of its own (``ToyEdwards``): the 377-bit
+  adder is seven 377-bit multipliers, minutes to generate and build;
 * ``msm-controller``: the 16-bit stand-in adder of 8 stages (loop latency 9), 4 windows of 4 bits
   (8 buckets each), FIFOs of 4, 1,200 points with forced hazards (about 4,400 pairs).
 
@@ -28,6 +31,15 @@ from .helpers import _prime
 FQ_BITS = 96
 CONTROLLER = {"adder": "standin", "windows": 4, "window_bits": 4, "fifo_depth": 4, "standin_bits": 16,
               "standin_latency": 8}
+
+
+def adder_design():
+    import gmpy2
+
+    p = _prime(64, "msm-adder")
+    while p % 4 != 3:
+        p = int(gmpy2.next_prime(p))
+    return make_design("msm-adder", modulus=p, options={"karatsuba_depth": 1})
 
 
 def fq_design():
@@ -81,6 +93,17 @@ def test_fq_mul_harness_fails_on_a_wrong_result(tmp_path: Path) -> None:
     res = _run(ensure_built(d).exe, lines, tmp_path)
     assert res.returncode == 1 and "MISMATCH" in res.stdout
     assert json.loads(res.stdout.strip().splitlines()[-1])["mismatches"] == 1
+
+
+def test_adder_matches_bucket_add_at_its_latency() -> None:
+    d = adder_design()
+    assert d.latency() == 2 * d.mul.latency() + 2 == 20
+    doc = simulate(d, vectors=300, seed=2803)
+    report = doc["mismatch_report"][:4000]
+    assert doc["exit_code"] == 0 and doc["mismatches"] == 0, f"seed 2803:\n{report}"
+    assert doc["latency_mismatches"] == 0 and doc["protocol_errors"] == 0, report
+    assert doc["outputs"] == doc["vectors"] >= 300
+    assert {"identity_plus_p", "p_plus_minus_p", "p_plus_p", "p_plus_identity"} <= set(doc["edge_cases"])
 
 
 def test_controller_matches_the_model_cycle_for_cycle() -> None:

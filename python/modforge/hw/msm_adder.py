@@ -45,9 +45,14 @@ class MsmAdderDesign:
     synth_method = "flat"            # `hw report`: no pieces the hierarchical partition knows
 
     def __post_init__(self) -> None:
-        if self.modulus != BLS12_377.q:
-            raise ParameterError("modulus", "msm-adder works over the BLS12-377 base field only (leave --modulus "
-                                            "out, or give q)")
+        import gmpy2
+
+        # The datapath is the same over any prime field; BLS12-377's q is the seed's, and a prime p = 3 mod 4
+        # gets a small a = -1 twisted Edwards curve of its own (ToyEdwards) so that tests run at CI sizes.
+        if self.modulus != BLS12_377.q and not (self.modulus % 4 == 3 and self.modulus > 7
+                                               and gmpy2.is_prime(self.modulus)):
+            raise ParameterError("modulus", "msm-adder needs BLS12-377's q (leave --modulus out) or a prime "
+                                            f"p = 3 mod 4 above 7 for a test curve, got {self.modulus}")
         self.mul
 
     @cached_property
@@ -55,9 +60,9 @@ class MsmAdderDesign:
         return FqMulDesign(modulus=self.modulus, karatsuba_depth=self.karatsuba_depth, dsp_bits=self.dsp_bits,
                            guard_bits=self.guard_bits, lut_bits=self.lut_bits)
 
-    @property
+    @cached_property
     def edwards(self) -> EdwardsForm:
-        return EDWARDS
+        return EDWARDS if self.modulus == BLS12_377.q else ToyEdwards(prime=self.modulus)
 
     @property
     def n(self) -> int:
@@ -87,7 +92,8 @@ class MsmAdderDesign:
                 "rom_bits": 7 * r["rom_bits"], "depth_estimate_ps": 0}
 
     def describe(self) -> str:
-        return (f"BLS12-377 twisted Edwards mixed adder: 7 fq-mul ({self.karatsuba_depth} Karatsuba levels, "
+        field = "BLS12-377" if self.modulus == BLS12_377.q else f"{self.n}-bit test-curve"
+        return (f"{field} twisted Edwards mixed adder: 7 fq-mul ({self.karatsuba_depth} Karatsuba levels, "
                 f"latency {self.mul.latency()}) and 6 modular add/sub; latency {self.latency()}, one addition per cycle")
 
     def model(self):
@@ -103,6 +109,35 @@ class MsmAdderDesign:
         from .msm_vectors import simulate_msm_adder
 
         return simulate_msm_adder(self, **kw)
+
+
+@dataclass(frozen=True)
+class ToyEdwards(EdwardsForm):
+    """-x^2 + y^2 = 1 + d x^2 y^2 over a small prime p = 3 mod 4 (d the least non-square from 2): the
+    adder's test curve below 377 bits.  Only the arithmetic of :class:`EdwardsForm` is used (no map from a
+    Weierstrass curve); points come from :meth:`random_point`."""
+
+    prime: int = 0
+
+    @property
+    def q(self) -> int:
+        return self.prime
+
+    @cached_property
+    def d(self) -> int:
+        return next(v for v in range(2, self.prime) if pow(v, (self.prime - 1) // 2, self.prime) == self.prime - 1)
+
+    def random_point(self, rng) -> tuple[int, int]:
+        p = self.prime
+        while True:
+            y = rng.randrange(p)
+            den = (self.d * y * y + 1) % p
+            if den == 0:
+                continue
+            rhs = (y * y - 1) * pow(den, -1, p) % p
+            x = pow(rhs, (p + 1) // 4, p)
+            if x * x % p == rhs:
+                return x, y
 
 
 def mod_add(nm: Namer, a: Op, b: Op, q: int, tag: str) -> Op:
@@ -196,8 +231,7 @@ def design_from_options(modulus: int, bits: int | None, options: dict[str, Any])
     for key in options:
         if key not in known:
             raise ParameterError(key, f"is not a parameter of {ARCH}; known: {', '.join(sorted(known))}")
-    if modulus != BLS12_377.q:
-        MsmAdderDesign(modulus=modulus)          # says why (before a --bits that only follows from the modulus)
-    if bits is not None and bits != BLS12_377.q.bit_length():
-        raise ParameterError("bits", f"{ARCH} is {BLS12_377.q.bit_length()} bits wide (BLS12-377 Fq), not {bits}")
-    return MsmAdderDesign(modulus=modulus, **options)
+    design = MsmAdderDesign(modulus=modulus, **options)
+    if bits is not None and bits != modulus.bit_length():
+        raise ParameterError("bits", f"{ARCH} is as wide as its modulus ({modulus.bit_length()} bits), not {bits}")
+    return design

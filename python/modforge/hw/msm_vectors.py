@@ -109,12 +109,16 @@ def adder_vectors(design: Any, count: int, seed: int) -> tuple[list[str], dict[s
     sum is ``EdwardsForm.bucket_add``'s, and its affine value is checked against the affine Edwards
     addition law here (the independent oracle)."""
     from ..zk.msm_model import sample_points
+    from .msm_adder import ToyEdwards
 
     ed = design.edwards
     q = design.modulus
     n = design.n
     rng = random.Random(seed)
-    pts = [ed.to_edwards(pt) for pt in sample_points(max(count, 4) + 2, rng)]
+    if isinstance(ed, ToyEdwards):
+        pts = [ed.random_point(rng) for _ in range(max(count, 4) + 2)]
+    else:
+        pts = [ed.to_edwards(pt) for pt in sample_points(max(count, 4) + 2, rng)]
     lines: list[str] = []
     edges: list[str] = []
 
