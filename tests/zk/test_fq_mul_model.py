@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from modforge.zk.bls12_377 import BLS12_377
 from modforge.zk.fq_mul import FqMul, FqMulParams, tile_slices
 

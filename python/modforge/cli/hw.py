@@ -150,7 +150,8 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
             m = doc["model"]
             click.echo(f"controller  {m['points']} points, {m['pairs']} pairs: {m['cycles']} cycles, {m['stalls']} "
                        f"stalls, {m['bubbles']} bubbles, {m['drain_cycles']} drain cycles, utilisation "
-                       f"{m['utilisation']:.4f} (model; the RTL's counts {'equal' if doc['harness']['count_mismatches'] == 0 else 'differ'})")
+                       f"{m['utilisation']:.4f} (model; the RTL's counts "
+                       f"{'equal' if doc['harness']['count_mismatches'] == 0 else 'differ'})")
         if doc["mismatch_report"]:
             click.echo(doc["mismatch_report"])
     if not ok:

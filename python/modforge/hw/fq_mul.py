@@ -46,7 +46,7 @@ class FqMulDesign:
 
     def __post_init__(self) -> None:
         try:
-            self.model_params
+            _ = self.model_params
         except ValueError as exc:
             name, _, why = str(exc).partition(": ")
             raise ParameterError(name, why) from None
@@ -93,7 +93,8 @@ class FqMulDesign:
                 "karatsuba_leaves": len(p.leaves), "leaf_bits": p.leaf_bits, "quotient_error": p.quotient_error,
                 "coarse_bits": p.coarse_bits, "coarse_bound_multiple_of_p": p.quotient_error + 1,
                 "lut_bits": p.table_bits, "lut_entries": 1 << p.table_bits,
-                "rom_bits": (1 << p.table_bits) * 2 * max(p.coarse_bits, max(hi for _, hi in p.table).bit_length()), "stages": self.stages(),
+                "rom_bits": (1 << p.table_bits) * 2 * max(p.coarse_bits, max(hi for _, hi in p.table).bit_length()),
+                "stages": self.stages(),
                 "depth_estimate_ps": 0}
 
     def describe(self) -> str:
@@ -102,7 +103,7 @@ class FqMulDesign:
                 f"<= {p.leaf_bits} bits, truncated Barrett, coarse r < {p.quotient_error + 1}p, "
                 f"{1 << p.table_bits}-entry table; latency {self.latency()}, one product per cycle")
 
-    def build(self) -> "FqMulTop":
+    def build(self) -> FqMulTop:
         return FqMulTop(self)
 
     def harness_source(self) -> str:

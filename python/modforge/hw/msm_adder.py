@@ -53,7 +53,7 @@ class MsmAdderDesign:
                                                and gmpy2.is_prime(self.modulus)):
             raise ParameterError("modulus", "msm-adder needs BLS12-377's q (leave --modulus out) or a prime "
                                             f"p = 3 mod 4 above 7 for a test curve, got {self.modulus}")
-        self.mul
+        _ = self.mul                              # builds and checks the multiplier
 
     @cached_property
     def mul(self) -> FqMulDesign:
@@ -94,12 +94,13 @@ class MsmAdderDesign:
     def describe(self) -> str:
         field = "BLS12-377" if self.modulus == BLS12_377.q else f"{self.n}-bit test-curve"
         return (f"{field} twisted Edwards mixed adder: 7 fq-mul ({self.karatsuba_depth} Karatsuba levels, "
-                f"latency {self.mul.latency()}) and 6 modular add/sub; latency {self.latency()}, one addition per cycle")
+                f"latency {self.mul.latency()}) and 6 modular add/sub; latency {self.latency()}, "
+                f"one addition per cycle")
 
     def model(self):
         return self.edwards.bucket_add
 
-    def build(self) -> "MsmAdderTop":
+    def build(self) -> MsmAdderTop:
         return MsmAdderTop(self)
 
     def harness_source(self) -> str:
@@ -186,7 +187,7 @@ class MsmAdderCore(Elaboratable):
         ym, yp, k = self.point
         a, b, c = self._muls(m, [(u, ym), (v, yp), (t, k)], "mul1_")
         w_late = pipe.delay("w", w, p.mul.latency())
-        op = lambda s: Op(s, q - 1)  # noqa: E731 - every value between stages is canonical
+        op = lambda s: Op(s, q - 1)
         e = mod_sub(nm, op(b), op(a), q, f"{self.name}_e")
         h = mod_add(nm, op(b), op(a), q, f"{self.name}_h")
         f = mod_sub(nm, op(w_late), op(c), q, f"{self.name}_f")

@@ -89,9 +89,9 @@ class MsmControllerDesign:
         require_range("standin_bits", self.standin_bits, 2, 512)
         require_range("standin_latency", self.standin_latency, 1, 1024)
         if self.window_bits == 0:
-            MsmParams(windows=self.windows).widths        # raises on too many windows
+            _ = MsmParams(windows=self.windows).widths    # raises on too many windows
         if self.adder == "edwards":
-            self.adder_design
+            _ = self.adder_design
 
     @cached_property
     def layout(self) -> WindowLayout:
@@ -163,17 +163,19 @@ class MsmControllerDesign:
         out = {"dsp": self.adder_design.resources()["dsp"] if self.adder == "edwards" else 0, "dsp_tile": "17x17",
                "windows": self.windows, "window_widths": list(self.layout.widths), "buckets": buckets,
                "bucket_ram_bits": self.windows * (1 << self.bucket_index_bits) * self.bucket_value_bits,
-               "busy_bits": buckets, "fifo_bits": self.windows * self.fifo_depth * (self.point_bits + self.bucket_index_bits + 1),
+               "busy_bits": buckets,
+               "fifo_bits": self.windows * self.fifo_depth * (self.point_bits + self.bucket_index_bits + 1),
                "adder_latency": self.adder_latency, "loop_latency": self.latency(), "depth_estimate_ps": 0}
         return out
 
     def describe(self) -> str:
         adder = (f"the msm-adder (latency {self.adder_latency})" if self.adder == "edwards"
                  else f"a {self.standin_bits}-bit stand-in adder of {self.standin_latency} stages")
-        return (f"MSM bucket controller: {self.windows} windows of {'/'.join(map(str, sorted(set(self.layout.widths))))} "
+        widths = "/".join(map(str, sorted(set(self.layout.widths), reverse=True)))
+        return (f"MSM bucket controller: {self.windows} windows of {widths} "
                 f"bits, FIFOs of {self.fifo_depth}, {adder}; issue-to-write-back {self.latency()} cycles")
 
-    def build(self) -> "MsmController":
+    def build(self) -> MsmController:
         return MsmController(self)
 
     def harness_source(self) -> str:

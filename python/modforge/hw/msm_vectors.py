@@ -8,8 +8,9 @@ against an independent oracle before the simulator runs (Python's ``a * b % p`` 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..fileio import atomic_write
 
@@ -217,7 +218,7 @@ def controller_vectors(design: Any, count: int, seed: int) -> tuple[list[str], d
             data = format(sum(v << (k * n) for k, v in enumerate(pre)), "x")
             lines += [f"p {data} {w} {d}" for w, d in enumerate(row) if d]
         buckets = trace.buckets
-        encode = lambda b: sum(v << (k * n) for k, v in enumerate(b))  # noqa: E731
+        encode = lambda b: sum(v << (k * n) for k, v in enumerate(b))
         model = {"msm_checked_against_naive": False}
         if count <= 64:             # the naive oracle is slow; the tests run it on small streams
             model["msm_checked_against_naive"] = result == naive_msm(points, scalars)
@@ -233,7 +234,7 @@ def controller_vectors(design: Any, count: int, seed: int) -> tuple[list[str], d
                 if d:
                     buckets[w][abs(d) - 1] = (buckets[w][abs(d) - 1] + (v if d > 0 else -v)) & mask
                     lines.append(f"p {format(v, 'x')} {w} {d}")
-        encode = lambda b: b  # noqa: E731
+        encode = lambda b: b
         model = {}
     bb = design.bucket_index_bits
     for w, row in enumerate(buckets):

@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from amaranth.hdl import Module, Signal, Value
 
@@ -182,8 +183,8 @@ def run_harness(design: Any, write: Callable[[Path], dict[str, Any]], *, seed: i
     """Build (cached), let ``write`` fill the vector file (it returns what it wrote), run the harness.
 
     Returns the document ``modforge hw sim`` prints, in the scalar designs' shape (``chain`` 0)."""
-    from .flow import ensure_built, params_json
     from .common import digest
+    from .flow import ensure_built, params_json
     from .pool import run_tool
 
     t0 = time.perf_counter()
@@ -206,7 +207,8 @@ def run_harness(design: Any, write: Callable[[Path], dict[str, Any]], *, seed: i
         raise HardwareError(f"the simulation printed no summary (exit {res.returncode}):\n{res.stdout[-3000:]}\n"
                             f"{res.stderr[-3000:]}")
     if res.returncode not in (0, 1):
-        raise HardwareError(f"the simulation failed (exit {res.returncode}):\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+        raise HardwareError(f"the simulation failed (exit {res.returncode}):\n{res.stdout[-3000:]}\n"
+                            f"{res.stderr[-3000:]}")
     return {
         "arch": design.arch, "bits": design.design_bits, "modulus": hex(design.modulus),
         "params": params_json(design), "params_sha256": digest(design.arch, design), "seed": seed,

@@ -61,7 +61,7 @@ class KaratsubaNode:
     def split(self) -> int:
         return (self.width + 1) // 2
 
-    def children(self) -> tuple["KaratsubaNode", "KaratsubaNode", "KaratsubaNode"]:
+    def children(self) -> tuple[KaratsubaNode, KaratsubaNode, KaratsubaNode]:
         """(lo, hi, mid) sub-products: their operand bounds follow from the split."""
         h = self.split
         mask = (1 << h) - 1
@@ -70,7 +70,7 @@ class KaratsubaNode:
         mid = KaratsubaNode(lo.a_max + hi.a_max, lo.b_max + hi.b_max, self.depth - 1)
         return lo, hi, mid
 
-    def leaves(self) -> list["KaratsubaNode"]:
+    def leaves(self) -> list[KaratsubaNode]:
         if self.depth == 0:
             return [self]
         return [leaf for child in self.children() for leaf in child.leaves()]
