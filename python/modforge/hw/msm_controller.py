@@ -74,6 +74,7 @@ class MsmControllerDesign:
     standin_bits: int = 16
     standin_latency: int = 8
     karatsuba_depth: int = 3          # of the edwards adder's multipliers
+    adder_modulus: int = 0            # the edwards adder's field: 0 for BLS12-377's q, else a test prime (msm-adder)
 
     arch = ARCH
     synth_method = "flat"            # `hw report`: no pieces the hierarchical partition knows
@@ -90,6 +91,8 @@ class MsmControllerDesign:
         require_range("standin_latency", self.standin_latency, 1, 1024)
         if self.window_bits == 0:
             _ = MsmParams(windows=self.windows).widths    # raises on too many windows
+        if self.adder_modulus and self.adder != "edwards":
+            raise ParameterError("adder_modulus", "applies to adder=edwards only")
         if self.adder == "edwards":
             _ = self.adder_design
 
@@ -103,6 +106,8 @@ class MsmControllerDesign:
     def adder_design(self):
         from .msm_adder import MsmAdderDesign
 
+        if self.adder_modulus:
+            return MsmAdderDesign(modulus=self.adder_modulus, karatsuba_depth=self.karatsuba_depth)
         return MsmAdderDesign(karatsuba_depth=self.karatsuba_depth)
 
     @property
@@ -496,7 +501,8 @@ def controller_harness(p: MsmControllerDesign) -> str:
 
 
 def design_from_options(modulus: int, bits: int | None, options: dict[str, Any]) -> MsmControllerDesign:
-    known = {"adder", "windows", "window_bits", "fifo_depth", "standin_bits", "standin_latency", "karatsuba_depth"}
+    known = {"adder", "windows", "window_bits", "fifo_depth", "standin_bits", "standin_latency", "karatsuba_depth",
+             "adder_modulus"}
     for key in options:
         if key not in known:
             raise ParameterError(key, f"is not a parameter of {ARCH}; known: {', '.join(sorted(known))}")

@@ -172,14 +172,17 @@ def controller_stream(design: Any, count: int, seed: int):
     scalars, the MSM layout's signed digits (``msm_model``)."""
     rng = random.Random(seed)
     layout = design.layout
-    if design.adder == "edwards":
+    if design.adder == "edwards" and not design.adder_modulus:
         from ..zk.msm_model import MsmParams, sample_points
 
         params = MsmParams(windows=design.windows)
         points = sample_points(count, rng)
         scalars = [rng.randrange(params.curve.r) for _ in range(count)]
         return points, scalars
-    values = [rng.randrange(1 << design.standin_bits) for _ in range(count)]
+    if design.adder == "edwards":               # a test field: points of its ToyEdwards curve
+        values = [design.adder_design.edwards.random_point(rng) for _ in range(count)]
+    else:
+        values = [rng.randrange(1 << design.standin_bits) for _ in range(count)]
     rows: list[tuple[int, ...]] = []
     for i in range(count):
         if rows and (rng.random() < 0.25 or 100 <= i < 100 + 4 * design.fifo_depth):
@@ -200,7 +203,31 @@ def controller_vectors(design: Any, count: int, seed: int) -> tuple[list[str], d
     cp = design.controller_params()
     n = design.design_bits
     lines: list[str] = []
-    if design.adder == "edwards":
+    if design.adder == "edwards" and design.adder_modulus:
+        # The model's additions in the controller model's issue order, and the affine sums as the oracle.
+        ed = design.adder_design.edwards
+        q = design.modulus
+        points, rows = controller_stream(design, count, seed)
+        report = simulate(cp, rows, record=True)
+        pre = [ed.precompute(pt) for pt in points]
+        buckets = [[ed.bucket_identity] * c for c in design.layout.bucket_counts]
+        affine = [[(0, 1)] * c for c in design.layout.bucket_counts]
+        for _, i, w in report.schedule:
+            d = rows[i][w]
+            addend = pre[i] if d > 0 else ed.precomputed_neg(pre[i])
+            buckets[w][abs(d) - 1] = ed.bucket_add(buckets[w][abs(d) - 1], addend)
+            pt = points[i] if d > 0 else (-points[i][0] % q, points[i][1])
+            affine[w][abs(d) - 1] = ed.affine_add(affine[w][abs(d) - 1], pt)
+        for w, row in enumerate(buckets):
+            for b, value in enumerate(row):
+                if ed.extended_to_affine(ed.bucket_to_extended(value)) != affine[w][b]:
+                    raise AssertionError(f"bucket ({w}, {b}): the model's sum differs from the affine sum")
+        for i, row in enumerate(rows):
+            data = format(sum(v << (k * n) for k, v in enumerate(pre[i])), "x")
+            lines += [f"p {data} {w} {d}" for w, d in enumerate(row) if d]
+        encode = lambda b: sum(v << (k * n) for k, v in enumerate(b))
+        model = {"buckets_checked_against_affine_sums": True}
+    elif design.adder == "edwards":
         from ..zk.msm_model import MsmParams, msm, naive_msm
 
         params = MsmParams(windows=design.windows)
