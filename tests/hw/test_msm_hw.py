@@ -2,9 +2,9 @@
 
 Configurations (the 377-bit designs take minutes to generate and build, so they run in `make bench-hw`):
 
-* ``fq-mul``: a reproducible 96-bit prime, 2 Karatsuba levels (9 leaves of 2 x 2 DSP tiles), the
+* ``fq-mul``: a reproducible 64-bit prime, 2 Karatsuba levels (9 leaves of up to 18 bits: 1 or 2 x 2 DSP tiles), the
   truncated Barrett and table of the 377-bit design, 10,000 random vectors after the edges;
-* ``msm-adder``: the same datapath over a reproducible 64-bit prime p = 3 mod 4 (1 Karatsuba level per
+* ``msm-adder``: the same datapath over a reproducible 32-bit prime p = 3 mod 4 (1 Karatsuba level per
   multiplier, latency 20) on a small a = -1 twisted Edwards curve of its own (``ToyEdwards``): the 377-bit
   adder is seven 377-bit multipliers, minutes to generate and build;
 * ``msm-controller``: the 16-bit stand-in adder of 8 stages (loop latency 9), 4 windows of 4 bits
@@ -27,7 +27,7 @@ from modforge.hw.scan import scan
 
 from .helpers import _prime
 
-FQ_BITS = 96
+FQ_BITS = 64
 CONTROLLER = {"adder": "standin", "windows": 4, "window_bits": 4, "fifo_depth": 4, "standin_bits": 16,
               "standin_latency": 8}
 
@@ -35,7 +35,7 @@ CONTROLLER = {"adder": "standin", "windows": 4, "window_bits": 4, "fifo_depth": 
 def adder_design():
     import gmpy2
 
-    p = _prime(64, "msm-adder")
+    p = _prime(32, "msm-adder")
     while p % 4 != 3:
         p = int(gmpy2.next_prime(p))
     return make_design("msm-adder", modulus=p, options={"karatsuba_depth": 1})
