@@ -27,7 +27,7 @@ from amaranth.lib.memory import Memory
 
 from ..arith.base import ParameterError
 from ..zk.fq_mul import FqMul, FqMulParams, KaratsubaNode, tile_slices
-from .common import Namer, Op, fit, sum_operands
+from .common import Namer, Op, cpa_delay, fit, sum_operands
 from .stream import Pipe, stream_harness, valid_line
 
 ARCH = "fq-mul"
@@ -95,7 +95,12 @@ class FqMulDesign:
                 "lut_bits": p.table_bits, "lut_entries": 1 << p.table_bits,
                 "rom_bits": (1 << p.table_bits) * 2 * max(p.coarse_bits, max(hi for _, hi in p.table).bit_length()),
                 "stages": self.stages(),
-                "depth_estimate_ps": 0}
+                "depth_estimate_ps": self.depth_estimate_ps()}
+
+    def depth_estimate_ps(self) -> int:
+        """The slowest stage under the rough delay model (``common.DELAY_PS``; not a timing result): the top
+        recombination, two subtractions and one addition on 2n-bit words, carried in one stage."""
+        return 3 * cpa_delay(2 * self.n)
 
     def describe(self) -> str:
         p = self.model_params

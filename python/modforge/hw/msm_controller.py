@@ -42,7 +42,7 @@ from amaranth.lib.memory import Memory
 from ..arith.base import ParameterError
 from ..zk.msm_controller import ControllerParams
 from ..zk.msm_model import MsmParams
-from .common import Namer, Op, require_range
+from .common import Namer, Op, cpa_delay, require_range
 from .harness import HEX_HELPERS
 from .stream import Pipe
 
@@ -170,7 +170,9 @@ class MsmControllerDesign:
                "bucket_ram_bits": self.windows * (1 << self.bucket_index_bits) * self.bucket_value_bits,
                "busy_bits": buckets,
                "fifo_bits": self.windows * self.fifo_depth * (self.point_bits + self.bucket_index_bits + 1),
-               "adder_latency": self.adder_latency, "loop_latency": self.latency(), "depth_estimate_ps": 0}
+               "adder_latency": self.adder_latency, "loop_latency": self.latency(),
+               "depth_estimate_ps": (self.adder_design.depth_estimate_ps() if self.adder == "edwards"
+                                     else cpa_delay(self.standin_bits))}
         return out
 
     def describe(self) -> str:
