@@ -113,6 +113,12 @@ bench-hw: setup
 	$(BIN)/modforge hw report pam-mpu --bits 256
 	$(VENV_PY) -m modforge.hw.ntt_bench
 	$(VENV_PY) -m modforge.hw.ntt_report
+	$(BIN)/modforge hw sim fq-mul --vectors 10000
+	$(BIN)/modforge hw sim msm-adder --vectors 1000
+	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt adder_modulus=0xd041445db6844b37 \
+	  --opt karatsuba_depth=1 --opt windows=4 --opt window_bits=3 --vectors 1200
+	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt windows=32 --opt window_bits=0 --vectors 16384
+	$(BIN)/modforge hw report fq-mul
 
 clean:
 	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw

@@ -146,6 +146,12 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
                    + (f"(of {doc['expected_outputs']} expected) " if short else "")
                    + f"({doc['latency_mismatches']} at the wrong cycle)")
         click.echo(f"handshake   {doc['protocol_errors']} error(s) (in_ready / out_valid)")
+        if "counts" in doc:                      # msm-controller: the model's counts, which the RTL's equalled
+            m = doc["model"]
+            click.echo(f"controller  {m['points']} points, {m['pairs']} pairs: {m['cycles']} cycles, {m['stalls']} "
+                       f"stalls, {m['bubbles']} bubbles, {m['drain_cycles']} drain cycles, utilisation "
+                       f"{m['utilisation']:.4f} (model; the RTL's counts "
+                       f"{'equal' if doc['harness']['count_mismatches'] == 0 else 'differ'})")
         if doc["mismatch_report"]:
             click.echo(doc["mismatch_report"])
     if not ok:

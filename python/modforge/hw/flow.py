@@ -124,7 +124,7 @@ def manifest(design: Any, files: dict[str, str]) -> dict[str, Any]:
 
 def generate(design: Any) -> dict[str, str]:
     """Every generated file, name -> text (manifest last)."""
-    if hasattr(design, "harness_source"):   # its own harness mode (pam-mpu's command stream, seed 003's NTT)
+    if hasattr(design, "harness_source"):   # its own harness mode (pam-mpu's command stream, seed 003's NTT and MSM)
         harness_text = design.harness_source()
     else:
         harness_text = harness_mod.harness_source(top_name(design), arch_info(design.arch).two_operands,
@@ -225,6 +225,7 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
                  "flow.py", "registry.py", "pam.py")
 BUILD_SOURCES += ("goldilocks_mul.py", "ntt_core.py", "ntt_harness.py")     # seed 003: the NTT
+BUILD_SOURCES += ("stream.py", "fq_mul.py", "msm_adder.py", "msm_controller.py")     # seed 003: the MSM
 
 
 @lru_cache(maxsize=1)
@@ -237,6 +238,9 @@ def generator_source_hash() -> str:
     arith = root.parent / "arith"
     for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py", "pam.py"):
         h.update((arith / name).read_bytes())
+    # The seed-003 models the MSM designs take their constants and schedules from.
+    for name in ("fq_mul.py", "edwards.py", "msm_model.py", "msm_controller.py"):
+        h.update((root.parent / "zk" / name).read_bytes())
     return h.hexdigest()
 
 
@@ -339,7 +343,7 @@ def simulate(design: Any, *, vectors: int = 1000, chain: int = 100, seed: int = 
     go to ``keep_vectors`` if given (replacing a file there only with ``overwrite``)."""
     from .vectors import source_for, write_vectors
 
-    if hasattr(design, "simulate"):   # its own vectors and harness mode (pam-mpu, seed 003's NTT)
+    if hasattr(design, "simulate"):   # its own vectors and harness mode (pam-mpu, seed 003's NTT and MSM)
         kept = {} if keep_vectors is None else {"keep_vectors": keep_vectors, "overwrite": overwrite}
         return design.simulate(vectors=vectors, seed=seed, opt=opt, **kept)
     t0 = time.perf_counter()
@@ -403,6 +407,8 @@ def make_design(arch: str, *, bits: int | None = None, modulus: int | None = Non
     info = arch_info(arch)
     if modulus is None and info.fixed_modulus is not None:
         modulus = info.fixed_modulus
+    if modulus is None and bits is None and info.default_modulus is not None:
+        modulus = info.default_modulus
     if modulus is None:
         if bits is None:
             raise ParameterError("bits", "give --bits N (a reproducible modulus of N bits) or --modulus N")

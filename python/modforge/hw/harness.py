@@ -28,36 +28,8 @@ Vector file lines (hex is the packed digit bus, digit i at bits [i*D, (i+1)*D)):
 
 from __future__ import annotations
 
-TEMPLATE = r"""
-#include "V@TOP@.h"
-#include "verilated.h"
-
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <sstream>
-#include <string>
-
-#define HAS_Y @HAS_Y@
-#define HAS_FLAGS @HAS_FLAGS@
-#define MAX_PRINTED 20
-
-static VerilatedContext* ctx;
-static V@TOP@* top;
-static uint64_t ticks = 0;
-
-static void tick() {
-    top->clk = 0;
-    top->eval();
-    top->clk = 1;
-    top->eval();
-    ticks++;
-}
-
+# Hex in and out of Verilator's wide and narrow port types (shared with modforge.hw.stream).
+HEX_HELPERS = r"""
 static int nibble(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -104,6 +76,39 @@ static std::string get_hex(const T& w) {
     return std::string(buf);
 }
 
+"""
+
+TEMPLATE = r"""
+#include "V@TOP@.h"
+#include "verilated.h"
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#define HAS_Y @HAS_Y@
+#define HAS_FLAGS @HAS_FLAGS@
+#define MAX_PRINTED 20
+
+static VerilatedContext* ctx;
+static V@TOP@* top;
+static uint64_t ticks = 0;
+
+static void tick() {
+    top->clk = 0;
+    top->eval();
+    top->clk = 1;
+    top->eval();
+    ticks++;
+}
+
+@HELPERS@
 static unsigned flags_now() {
 #if HAS_FLAGS
     return (unsigned)top->out_flags;
@@ -310,5 +315,6 @@ int main(int argc, char** argv) {
 
 
 def harness_source(top: str, has_y: bool, has_flags: bool) -> str:
-    return (TEMPLATE.replace("@TOP@", top).replace("@HAS_Y@", "1" if has_y else "0")
+    return (TEMPLATE.replace("@HELPERS@\n", HEX_HELPERS.lstrip("\n")).replace("@TOP@", top)
+            .replace("@HAS_Y@", "1" if has_y else "0")
             .replace("@HAS_FLAGS@", "1" if has_flags else "0").lstrip("\n"))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..arith.base import ParameterError
+from ..zk.bls12_377 import BLS12_377
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,8 @@ class ArchInfo:
     flags: bool = False
     defaults: dict[str, Any] = field(default_factory=dict)
     options: dict[str, str] = field(default_factory=dict)
-    fixed_modulus: int | None = None     # a field design (seed 003): this modulus when none is given
+    fixed_modulus: int | None = None     # a field design (seed 003's NTT): this modulus when none is given
+    default_modulus: int | None = None        # taken when neither --bits nor --modulus is given
 
     def make(self, modulus: int, bits: int | None, options: dict[str, Any]) -> Any:
         mod = importlib.import_module(self.module)
@@ -77,6 +79,35 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         options={"cores": "cores per controller (8)", "log_n1": "column transforms 2^log_n1 (12)",
                  "log_n2": "row transforms 2^log_n2 (12)", "mul_cycles": "multiplier latency (6; --cycles)",
                  "dsp_bits": "DSP tile operand width (17)"}),
+    "fq-mul": ArchInfo(
+        "fq-mul", "modforge.hw.fq_mul",
+        "Fq multiplier of the MSM adder: Karatsuba-Ofman to DSP tiles, truncated Barrett, LUT + mux; pipelined",
+        "003 (MSM: the field multiplier of the point adder)", two_operands=True,
+        defaults={"karatsuba_depth": 3, "dsp_bits": 17, "guard_bits": 0, "lut_bits": None},
+        options={"karatsuba_depth": "Karatsuba-Ofman levels, 0..6 (3)", "dsp_bits": "DSP tile operand width (17)",
+                 "guard_bits": "quotient tiles kept below bit n+1 (0)",
+                 "lut_bits": "final table address bits (default: the fewest that work)"},
+        default_modulus=BLS12_377.q),
+    "msm-adder": ArchInfo(
+        "msm-adder", "modforge.hw.msm_adder",
+        "BLS12-377 scaled twisted Edwards mixed adder: 7 fq-mul + 6 add/sub, fully pipelined, one addition per cycle",
+        "003 (MSM: the pipelined point adder)",
+        defaults={"karatsuba_depth": 3, "dsp_bits": 17, "guard_bits": 0, "lut_bits": None},
+        options={"karatsuba_depth": "Karatsuba-Ofman levels of each multiplier (3)",
+                 "dsp_bits": "DSP tile operand width (17)", "guard_bits": "as fq-mul (0)",
+                 "lut_bits": "as fq-mul"},
+        default_modulus=BLS12_377.q),
+    "msm-controller": ArchInfo(
+        "msm-controller", "modforge.hw.msm_controller",
+        "MSM bucket controller: busy bits, per-window stall FIFOs, the three scheduling rules, bucket RAM, adder",
+        "003 (MSM: the hazard-avoiding bucket controller)",
+        defaults={"adder": "standin", "windows": 4, "window_bits": 4, "fifo_depth": 4, "standin_bits": 16,
+                  "standin_latency": 8, "karatsuba_depth": 3},
+        options={"adder": "standin or edwards (standin)", "windows": "windows (4)",
+                 "window_bits": "bits per window; 0 = the MSM layout of 253-bit scalars (4)",
+                 "fifo_depth": "stall FIFO entries (4)", "standin_bits": "stand-in adder width (16)",
+                 "standin_latency": "stand-in adder stages (8)", "karatsuba_depth": "edwards adder (3)"},
+        default_modulus=BLS12_377.q),
 }
 
 

@@ -786,7 +786,9 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
     for t in targets:
         if t not in TARGETS:
             raise ParameterError("target", f"must be xilinx, intel or both, got {t!r}")
-    use = method if method != "auto" else ("flat" if design.design_bits <= FLAT_LIMIT else "hierarchical")
+    # The streaming MSM designs have no pieces the partition knows: they are synthesised flat at any width.
+    auto = getattr(design, "synth_method", None) or ("flat" if design.design_bits <= FLAT_LIMIT else "hierarchical")
+    use = method if method != "auto" else auto
     res = design.resources()
     doc: dict[str, Any] = {
         "arch": design.arch, "bits": design.design_bits, "modulus": hex(design.modulus),
