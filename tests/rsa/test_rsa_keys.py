@@ -10,6 +10,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from modforge.arith.base import ParameterError
 from modforge.rsa import (RSAPrivateKey, RSAPublicKey, load_private_key, load_public_key, read_private_key,
                           read_public_key)
+from modforge.rsa.keys import short_keys_for_simulation
 
 from .helpers import rng
 
@@ -127,7 +128,8 @@ def test_sizes_outside_1024_to_8192_are_refused() -> None:
     small = rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p),
                                   rsa.RSAPublicNumbers(65537, p * q)).private_key()
     bits = (p * q).bit_length()
-    msg = rf"^key: modulus is {bits} bits; supported sizes are 1024 to 8192 bits$"
+    msg = (rf"^key: modulus is {bits} bits; supported sizes are 1024 to 8192 bits "
+           r"\(512-bit keys and up only with --backend sim:pam, to check the simulated hardware\)$")
     with pytest.raises(ParameterError, match=msg):
         load_private_key(small.private_bytes(Enc.PEM, PrivF.PKCS8, serialization.NoEncryption()))
     with pytest.raises(ParameterError, match=msg):
@@ -136,6 +138,15 @@ def test_sizes_outside_1024_to_8192_are_refused() -> None:
     with pytest.raises(ParameterError, match="^key: modulus is 8193 bits; supported sizes are 1024 to 8192 bits$"):
         load_public_key(big.public_bytes(Enc.PEM, PubF.SubjectPublicKeyInfo))
     assert RSAPublicKey((1 << 8191) | 1, 3).bits == 8192 and RSAPublicKey((1 << 1023) | 1, 3).bits == 1024
+    # Below 512 bits even sim:pam refuses, without the hint; inside its block 512 bits are read.
+    with pytest.raises(ParameterError, match="^key: modulus is 511 bits; supported sizes are 1024 to 8192 bits$"):
+        RSAPublicKey((1 << 510) | 1, 3)
+    with short_keys_for_simulation():
+        assert RSAPublicKey((1 << 511) | 1, 3).bits == 512
+        with pytest.raises(ParameterError, match="^key: modulus is 511 bits; supported sizes are 512 to 8192 bits$"):
+            RSAPublicKey((1 << 510) | 1, 3)
+    with pytest.raises(ParameterError, match="only with --backend sim:pam"):
+        RSAPublicKey((1 << 511) | 1, 3)
 
 
 def test_inconsistent_numbers(k1024) -> None:

@@ -289,7 +289,17 @@ def sign_cmd(key_path: str, in_path: str | None, out_path: str | None, batch: st
     elif in_path is not None or out_path is not None:
         raise ParameterError("batch", "--batch replaces --in/--out (use --out-dir for the signatures)")
 
-    key = _private_key(key_path, password_file)
+    if backend == "sim:pam":
+        # Seed 004's RSA-512 runs on the simulated unit: shorter keys are read for it, and said to be unsafe.
+        from ..rsa.keys import MIN_BITS, short_keys_for_simulation
+
+        with short_keys_for_simulation():
+            key = _private_key(key_path, password_file)
+        if key.bits < MIN_BITS:
+            click.echo(f"modforge: warning: a {key.bits}-bit key is read only to check the simulated hardware "
+                       f"(sim:pam); it is far too short to protect anything", err=True)
+    else:
+        key = _private_key(key_path, password_file)
     check_sign_options(key, scheme, hash_name, salt_length, mgf1_hash)
     used_backend = backend_name(backend, key)
     scheme_name = scheme.lower()

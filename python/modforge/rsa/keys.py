@@ -26,7 +26,10 @@ operation on the Python kernel: the native one takes primes up to 2048 bits, doc
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,8 +39,23 @@ from ..fileio import InputTooLarge, read_bounded
 from .keyder import KeyFormatError, PssRestriction, multi_prime_numbers, pss_restriction
 
 MIN_BITS = 1024
+# Seed 004's RSA-512, on the simulated PAM unit only (`rsa sign --backend sim:pam`): a check of the
+# hardware against the seed's published figure, never a key to trust.  Set for one load by
+# `short_keys_for_simulation`; everything else keeps MIN_BITS.
+SIM_MIN_BITS = 512
+_min_bits: contextvars.ContextVar[int] = contextvars.ContextVar("modforge_rsa_min_bits", default=MIN_BITS)
 MAX_BITS = 8192
 MAX_KEY_FILE_BYTES = 1 << 20    # an 8192-bit private key is about 6.5 KB of PEM
+
+
+@contextlib.contextmanager
+def short_keys_for_simulation() -> Iterator[None]:
+    """Keys from SIM_MIN_BITS bits are read inside this block (the sim:pam backend's RSA-512)."""
+    token = _min_bits.set(SIM_MIN_BITS)
+    try:
+        yield
+    finally:
+        _min_bits.reset(token)
 
 
 def _require(ok: bool, problem: str) -> None:
@@ -48,8 +66,11 @@ def _require(ok: bool, problem: str) -> None:
 def _check_modulus(n: int) -> None:
     _require(isinstance(n, int) and not isinstance(n, bool) and n > 0, "modulus must be a positive integer")
     bits = n.bit_length()
-    _require(MIN_BITS <= bits <= MAX_BITS,
-             f"modulus is {bits} bits; supported sizes are {MIN_BITS} to {MAX_BITS} bits")
+    low = _min_bits.get()
+    _require(low <= bits <= MAX_BITS,
+             f"modulus is {bits} bits; supported sizes are {low} to {MAX_BITS} bits"
+             + (f" ({SIM_MIN_BITS}-bit keys and up only with --backend sim:pam, to check the simulated hardware)"
+                if SIM_MIN_BITS <= bits < low else ""))
     _require(n % 2 == 1, "modulus is even")
 
 
