@@ -220,7 +220,7 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 
 # The generator files whose text decides the RTL, the harness or how they are built.
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
-                 "flow.py", "registry.py")
+                 "flow.py", "registry.py", "hybrid.py")
 
 
 @lru_cache(maxsize=1)
@@ -231,7 +231,7 @@ def generator_source_hash() -> str:
         h.update(name.encode())
         h.update((root / name).read_bytes())
     arith = root.parent / "arith"
-    for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py"):
+    for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py", "hybrid.py", "karatsuba.py"):
         h.update((arith / name).read_bytes())
     return h.hexdigest()
 

@@ -49,6 +49,17 @@ ARCHITECTURES: dict[str, ArchInfo] = {
         defaults={"word_bits": 16, "digits": None, "cycles": 1, "dsp_bits": 17},
         options={"word_bits": "d, at least 4 (16)", "digits": "k (default: smallest with feedback; at most 8 more)",
                  "cycles": "cycles per product, 1..layers (1)", "dsp_bits": "DSP tile operand width (17)"}),
+    "hybrid": ArchInfo(
+        "hybrid", "modforge.hw.hybrid",
+        "Intel's hybrid-reduction modular multiplier: Karatsuba over 130-bit Karatsuba-by-5 tiles, folding "
+        "steps, table coarse and two-candidate fine reduction; fixed modulus, canonical output",
+        "001 (Algorithm 1, Sec. III-VII, Table I)", two_operands=True, flags=True,
+        defaults={"beta": 9, "steps": None, "high_part_rounding": "floor", "tile_bits": 130, "trim_limit": None,
+                  "dsp": "27x27"},
+        options={"beta": "table address bits (9)", "steps": "folding steps s (default: the model's, Table I's)",
+                 "high_part_rounding": "floor (Algorithm 1) | ceil (Sec. V text)", "tile_bits": "Karatsuba leaf (130)",
+                 "trim_limit": "bits k may exceed a sweet spot and be trimmed (26)",
+                 "dsp": "27x27 (Agilex) | 26x17 (UltraScale+ DSP48E2: two per tile product)"}),
 }
 
 

@@ -383,4 +383,6 @@ SOURCES = {"ozturk": OzturkSource, "san-montgomery": SanSource, "predictive-mont
 
 
 def source_for(design) -> Source:
+    if hasattr(design, "vector_source"):          # a generator that brings its own (hw/hybrid.py)
+        return design.vector_source()
     return SOURCES[design.arch](design)
