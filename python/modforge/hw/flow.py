@@ -93,6 +93,8 @@ def emit_rtl(design: Any) -> str:
 
     top = design.build()
     text = verilog.convert(top, ports=top.ports(), emit_src=False, name=top_name(design))
+    if hasattr(design, "extra_verilog"):       # modules a generator writes itself (hw/hybrid.py: its ROMs)
+        text += "\n" + design.extra_verilog()
     return header(design, "//") + text
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value, signed, unsigned
+from amaranth.hdl import Cat, ClockSignal, Const, Instance, Module, Mux, Signal, Value, signed, unsigned
 from amaranth.lib.memory import Memory
 
 from ..arith import karatsuba
@@ -306,6 +306,31 @@ class HybridHwDesign:
         return (f"{self.bits}-bit hybrid modular multiplier: {d.step_count} folding step(s), beta = {self.beta}, "
                 f"{d.table_count} tables, {self.dsp} DSPs, latency {self.latency()}")
 
+    def table_module(self, t: int) -> str:
+        from .common import digest
+
+        return f"mf_hybrid_{self.bits}_{digest(ARCH, self)[:8]}_table{t}"
+
+    def extra_verilog(self) -> str:
+        """The coarse-reduction tables as ROM modules: ``2^beta`` words of ``n`` bits, ``T[v] = v 2^e mod M``
+        (seed 001 Sec. III-B), read synchronously (a registered output, as an M20K's), contents in an
+        ``initial`` block that Quartus, Vivado, Yosys and Verilator all read as ROM contents."""
+        d = self.model_design
+        n, beta = self.bits, self.beta
+        digits = -(-n // 4)
+        out = []
+        for t in range(d.table_count):
+            ch = d.chunks[t]
+            lines = [f"// Table {t}: T[v] = v * 2^{ch.weight} mod M, addressed by bits "
+                     f"[{ch.position * beta}, {ch.position * beta + ch.bits}) of {ch.source}.",
+                     f"module {self.table_module(t)}(clk, addr, data);",
+                     "  input clk;", f"  input [{beta - 1}:0] addr;", f"  output reg [{n - 1}:0] data;",
+                     f"  reg [{n - 1}:0] rom [0:{d.table_entries - 1}];", "  initial begin"]
+            lines += [f"    rom[{v}] = {n}'h{e:0{digits}x};" for v, e in enumerate(self.model().table(t))]
+            lines += ["  end", "  always @(posedge clk) data <= rom[addr];", "endmodule", ""]
+            out.append("\n".join(lines))
+        return "\n".join(out)
+
     def build(self) -> "HybridMultiplier":
         return HybridMultiplier(self)
 
@@ -341,6 +366,8 @@ class Builder:
     def __init__(self, m: Module, nm: Namer, p: HybridHwDesign):
         self.m, self.nm, self.p = m, nm, p
         self._delays: dict[tuple[int, int], tuple[Value, Value]] = {}
+        # Intermediate values the model also computes, by name: (signal, stage).  Read by the tests.
+        self.probes: dict[str, W] = {}
 
     def name(self, prefix: str) -> str:
         n = self.nm.count.get(prefix, 0)
@@ -455,6 +482,7 @@ class Builder:
                                                   negative=negative)))
             col_results.append(self.add_terms(terms, p.coefficient_bits(c), p.column_levels, f"{tag}_c{c}", stage))
         for c, w in enumerate(col_results):
+            self.probes[f"{tag}_coefficient{c}"] = w
             coeffs.append(Term(w.value, TermSpec(cb * c, p.coefficient_bits(c))))
         stage = col_results[0].stage
         out = self.add_terms(coeffs, 2 * t.tile_bits, p.tile_row_levels, f"{tag}_row", stage)
@@ -552,26 +580,31 @@ class Builder:
         model = p.model()
         n = p.bits
         pw = self.karatsuba(p.main_tree, W(x, 0), W(y, 0), "mul")
+        self.probes["P0"] = pw
         items: dict[str, W] = {}
         for st, c in zip(d.fold_steps, model.constants):
             pw, u = self.fold(st, c, pw)
+            self.probes[f"P{st.index + 1}"] = pw
             if u is not None:
                 items[f"U{st.index}"] = u
         items[f"P{d.step_count}"] = W(pw.value[n:d.final_width], pw.stage)
         # Table-based coarse reduction (Sec. III-B): one ROM per beta-bit chunk, registered read.
+        # The tables are instances of ROM modules whose Verilog p.rom_verilog() writes directly: Amaranth
+        # would spend most of a generation converting their contents bit by bit.
         t0 = pw.stage
         entries = []
         for t, ch in enumerate(d.chunks):
             item = self.at(items[ch.source], t0).value
-            addr = item[ch.position * p.beta:ch.position * p.beta + ch.bits]
-            rom = Memory(shape=unsigned(n), depth=d.table_entries, init=list(model.table(t)))
-            self.m.submodules[f"table{t}"] = rom
-            port = rom.read_port(domain="sync")
-            self.m.d.comb += port.addr.eq(addr)
-            entries.append(Term(port.data, TermSpec(0, n)))
+            addr = Signal(p.beta, name=f"table{t}_addr")
+            data = Signal(n, name=f"table{t}_data")
+            self.m.d.comb += addr.eq(item[ch.position * p.beta:ch.position * p.beta + ch.bits])
+            self.m.submodules[f"table{t}"] = Instance(p.table_module(t), i_clk=ClockSignal(), i_addr=addr,
+                                                      o_data=data)
+            entries.append(Term(data, TermSpec(0, n)))
         base = self.at(W(pw.value[:n], t0), t0 + 1)
         coarse = self.add_terms([Term(base.value, TermSpec(0, n))] + entries, d.coarse_bits, p.coarse_levels,
                                 "coarse", t0 + 1)
+        self.probes["P_coarse"] = coarse
         # Fine-grain reduction (Sec. III-C, Fig. 1): ROM of (K1 M, K2 M), two subtractions, the sign of Q2.
         mb = d.fine_multiple_bits
         words = [k1m | (k2m << mb) for k1m, k2m in model.fine_rom()]
