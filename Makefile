@@ -107,6 +107,9 @@ bench-hw: setup
 	$(BIN)/modforge hw bench
 	$(BIN)/modforge hw report ozturk --bits 1024 --modulus vdf-alliance --method hierarchical
 	$(BIN)/modforge hw report predictive-montgomery --bits 1024 --modulus vdf-alliance --method hierarchical
+	$(BIN)/modforge hw sim hybrid --bits 1024 --vectors 10000 --chain 100
+	$(BIN)/modforge hw sim hybrid --bits 2048 --vectors 10000 --chain 100
+	$(BIN)/modforge hw report hybrid --bits 256 --target both --method flat
 
 clean:
 	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw

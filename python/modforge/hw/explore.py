@@ -64,7 +64,11 @@ def run_point(point: Point, target: str = "xilinx") -> dict[str, Any]:
     t0 = time.perf_counter()
     row: dict[str, Any] = {"arch": point.arch, "bits": point.bits, "word_bits": point.word_bits, "target": target}
     try:
-        design = make_design(point.arch, bits=point.bits, options={"word_bits": point.word_bits})
+        from .registry import arch_info
+
+        # An architecture without digits (hybrid: its chunks are the tile's) has no word-size axis.
+        options = {"word_bits": point.word_bits} if "word_bits" in arch_info(point.arch).defaults else {}
+        design = make_design(point.arch, bits=point.bits, options=options)
     except ParameterError as exc:
         row.update(status="refused", error=str(exc), seconds=round(time.perf_counter() - t0, 2))
         return row
