@@ -208,3 +208,80 @@ def test_the_vectors_reach_every_table_and_both_fine_candidates(tmp_path) -> Non
         if ch.bits == md.beta and ch.position < max(c.position for c in md.chunks if c.source == ch.source):
             assert cov["table_max"][t] == (1 << md.beta) - 1, (t, cov["table_max"][t])
     assert len(cov["fine_index"]) >= 3
+
+
+# ---------------------------------------------------------------------------------------- the whole datapath
+def _signed(v: int, bits: int) -> int:
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+@pytest.mark.parametrize("options", [{"tile_bits": 20}, {"tile_bits": 20, "trim_limit": 12, "steps": 2}],
+                         ids=["plain", "trimmed"])
+def test_the_datapath_streams_one_product_per_cycle_with_the_model_s_intermediates(options) -> None:
+    """64 bits on 20-bit tiles (the same generator, small enough for Amaranth's simulator): a new operand
+    pair every cycle, and at its own stage each of P_0 .. P_s, P_coarse, Q1, Q2, Q and the flag equals the
+    model's.  The second design trims (Algorithm 1's U item goes to the tables)."""
+    from amaranth.hdl import Elaboratable, Fragment, Module, Signal
+    from amaranth.sim import Simulator
+
+    from modforge.hw.common import Namer
+    from modforge.hw.hybrid import Builder
+
+    bits = 64
+    p = HybridHwDesign(modulus=hw_modulus(bits), bits=bits, **options)
+    if "trim_limit" in options:
+        assert any(st.trim_bits for st in p.model_design.fold_steps)
+    model = p.model()
+    m_ = p.modulus
+
+    class Top(Elaboratable):
+        def __init__(self):
+            self.x, self.y = Signal(bits), Signal(bits)
+
+        def elaborate(self, platform):
+            m = Module()
+            b = Builder(m, Namer(m), p, rom_instances=False)
+            self.q, self.flag, self.stage = b.run(self.x, self.y)
+            self.probes = b.probes
+            return m
+
+    top = Top()
+    sim = Simulator(Fragment.get(top, None))
+    sim.add_clock(1e-6)
+    seed = 64
+    rng = random.Random(seed)
+    vectors = [(0, m_ - 1), (m_ - 1, m_ - 1), (1, 1)] + [(rng.randrange(m_), rng.randrange(m_)) for _ in range(80)]
+    outs = [model.modmul(x, y) for x, y in vectors]
+    d = p.model_design
+    watch = {f"P{i}": top.probes[f"P{i}"] for i in range(d.step_count + 1)}
+    watch.update({k: top.probes[k] for k in ("P_coarse", "Q1", "Q2")})
+    e = d.coarse_bits + 2
+    seen = {k: [None] * len(vectors) for k in list(watch) + ["Q", "flag"]}
+
+    async def bench(ctx):
+        for i in range(len(vectors) + top.stage + 1):
+            if i < len(vectors):
+                ctx.set(top.x, vectors[i][0])
+                ctx.set(top.y, vectors[i][1])
+            for k, w in watch.items():            # a registered value of stage s shows input i - s now
+                j = i - w.stage
+                if 0 <= j < len(vectors):
+                    seen[k][j] = ctx.get(w.value)
+            j = i - top.stage
+            if 0 <= j < len(vectors):
+                seen["Q"][j] = ctx.get(top.q)
+                seen["flag"][j] = ctx.get(top.flag)
+            await ctx.tick()
+
+    sim.add_testbench(bench)
+    sim.run()
+    assert top.stage + 1 == p.latency()
+    for j, out in enumerate(outs):
+        st = out.stages
+        for k in watch:
+            got = seen[k][j]
+            want = st[k]
+            if k in ("Q1", "Q2"):
+                got = _signed(got, e)
+            assert got == want, f"seed {seed}, vector {j}: {k} {got:#x} != model {want:#x}"
+        assert seen["Q"][j] == out.result and seen["flag"][j] == out.events["second_candidate"], (seed, j)

@@ -363,8 +363,10 @@ def _extend(v: Value, width: int, is_signed: bool) -> Value:
 class Builder:
     """The datapath: pipeline registers, delay lines, tiles, Karatsuba, folds, tables, fine ROM."""
 
-    def __init__(self, m: Module, nm: Namer, p: HybridHwDesign):
+    def __init__(self, m: Module, nm: Namer, p: HybridHwDesign, rom_instances: bool = True):
         self.m, self.nm, self.p = m, nm, p
+        # False: the tables as Amaranth memories (for Amaranth's simulator, which runs no Verilog instances).
+        self.rom_instances = rom_instances
         self._delays: dict[tuple[int, int], tuple[Value, Value]] = {}
         # Intermediate values the model also computes, by name: (signal, stage).  Read by the tests.
         self.probes: dict[str, W] = {}
@@ -598,13 +600,20 @@ class Builder:
             addr = Signal(p.beta, name=f"table{t}_addr")
             data = Signal(n, name=f"table{t}_data")
             self.m.d.comb += addr.eq(item[ch.position * p.beta:ch.position * p.beta + ch.bits])
-            self.m.submodules[f"table{t}"] = Instance(p.table_module(t), i_clk=ClockSignal(), i_addr=addr,
-                                                      o_data=data)
+            if self.rom_instances:
+                self.m.submodules[f"table{t}"] = Instance(p.table_module(t), i_clk=ClockSignal(), i_addr=addr,
+                                                          o_data=data)
+            else:
+                rom = Memory(shape=unsigned(n), depth=d.table_entries, init=list(model.table(t)))
+                self.m.submodules[f"table{t}"] = rom
+                port = rom.read_port(domain="sync")
+                self.m.d.comb += [port.addr.eq(addr), data.eq(port.data)]
             entries.append(Term(data, TermSpec(0, n)))
         base = self.at(W(pw.value[:n], t0), t0 + 1)
         coarse = self.add_terms([Term(base.value, TermSpec(0, n))] + entries, d.coarse_bits, p.coarse_levels,
                                 "coarse", t0 + 1)
         self.probes["P_coarse"] = coarse
+        self.probes["P_s_high"] = items[f"P{d.step_count}"]
         # Fine-grain reduction (Sec. III-C, Fig. 1): ROM of (K1 M, K2 M), two subtractions, the sign of Q2.
         mb = d.fine_multiple_bits
         words = [k1m | (k2m << mb) for k1m, k2m in model.fine_rom()]
@@ -619,6 +628,8 @@ class Builder:
         q2 = self.reg((_extend(pc, e, False) - _extend(mults[mb:], e, False))[:e], "fine_q2")
         negative = q2[e - 1]
         q = Mux(negative, q1[:n], q2[:n])
+        self.probes["Q1"] = W(q1, coarse.stage + 2)
+        self.probes["Q2"] = W(q2, coarse.stage + 2)
         return q, ~negative, coarse.stage + 2
 
 
