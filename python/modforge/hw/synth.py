@@ -770,6 +770,11 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
         if t not in TARGETS:
             raise ParameterError("target", f"must be xilinx, intel or both, got {t!r}")
     use = method if method != "auto" else ("flat" if design.design_bits <= FLAT_LIMIT else "hierarchical")
+    if use == "hierarchical" and hasattr(design, "extra_verilog"):
+        # Its ROM modules are Verilog written beside Amaranth's (hw/hybrid.py); partition() cannot cut them.
+        if method == "hierarchical":
+            raise ParameterError("method", f"{design.arch} is synthesised flat only (--method flat or auto)")
+        use = "flat"
     res = design.resources()
     doc: dict[str, Any] = {
         "arch": design.arch, "bits": design.design_bits, "modulus": hex(design.modulus),
