@@ -215,12 +215,13 @@ def _signed(v: int, bits: int) -> int:
     return v - (1 << bits) if v >> (bits - 1) else v
 
 
-@pytest.mark.parametrize("options", [{"tile_bits": 20}, {"tile_bits": 20, "trim_limit": 12, "steps": 2}],
-                         ids=["plain", "trimmed"])
+@pytest.mark.parametrize("options", [{"tile_bits": 20}, {"tile_bits": 20, "trim_limit": 12, "steps": 2},
+                                     {"dsp": "26x17"}], ids=["plain", "trimmed", "130-bit-tile-26x17"])
 def test_the_datapath_streams_one_product_per_cycle_with_the_model_s_intermediates(options) -> None:
     """64 bits on 20-bit tiles (the same generator, small enough for Amaranth's simulator): a new operand
     pair every cycle, and at its own stage each of P_0 .. P_s, P_coarse, Q1, Q2, Q and the flag equals the
-    model's.  The second design trims (Algorithm 1's U item goes to the tables)."""
+    model's.  The second design trims (Algorithm 1's U item goes to the tables); the third has the 130-bit
+    tile with UltraScale+ DSPs (products split at 17 bits)."""
     from amaranth.hdl import Elaboratable, Fragment, Module, Signal
     from amaranth.sim import Simulator
 
