@@ -27,6 +27,46 @@ from modforge.hw.vectors import write_vectors
 
 from .helpers import design, hw_modulus
 
+# ---------------------------------------------------------------------------------------- 256 bits, Verilator
+# The build first (this test), the simulations last: under pytest -n 2 the other worker runs the Python
+# tests in between while one builds.
+BITS = 256
+
+
+def _mult_shapes(rtl: str) -> list[tuple[int, int]]:
+    from modforge.hw.scan import _widths, _module_of_lines
+
+    clean = strip_verilog(rtl)
+    widths = _widths(clean)
+    lines = clean.splitlines()
+    mods = _module_of_lines(lines)
+    out = []
+    for line, mod in zip(lines, mods):
+        m = re.match(r"^\s*assign\s+(.+?)\s*=\s*(.+?)\s*\*\s*(.+?)\s*;\s*$", line)
+        if m:
+            out.append((operand_width(m.group(2), widths[mod]), operand_width(m.group(3), widths[mod])))
+    return out
+
+
+def test_256_bit_rtl_lints_scans_and_regenerates_byte_for_byte() -> None:
+    d = design("hybrid", BITS)
+    build = ensure_built(d)
+    files = generate(d)
+    for name, text in files.items():
+        assert text == (build.directory / name).read_text(), f"{name} did not regenerate byte for byte"
+    rtl = files[rtl_name(d)]
+    assert "%Warning" not in build.lint_output and "%Error" not in build.lint_output, build.lint_output
+    assert scan(rtl, d.dsp_bits) == []
+    # Table I's 75 DSPs at 256 bits: one 27 x 27 multiplication per declared DSP, none wider.
+    shapes = _mult_shapes(rtl)
+    assert len(shapes) == multiplications(rtl) == d.resources()["dsp"] == 75
+    assert max(max(s) for s in shapes) <= 27
+    man = json.loads(files["manifest.json"])
+    assert man["latency"] == d.latency() == sum(man["resources"]["latency_breakdown"].values())
+    assert man["ports"]["in_x"] == man["ports"]["in_y"] == man["ports"]["out_z"] == BITS
+    assert man["ports"]["out_flags"] == 1
+
+
 # (bits, steps, multiplier DSPs, reduction DSPs, reduction M20Ks): seed 001 Table I, Agilex7 "ours" rows.
 # 2048 bits prints 1586 M20Ks for the reduction: its 1508 tables (Sec. V: 52 x 29) plus delay lines.
 TABLE_I = [(256, 1, 45, 30, 105), (512, 1, 135, 90, 377), (512, 2, 135, 150, 195), (1024, 2, 405, 450, 754),
@@ -136,65 +176,6 @@ def test_the_tile_computes_the_model_s_coefficients_and_product(dsp: str, consta
         assert products[i] == x * y == karatsuba.tile_multiply(tile, x, y), f"seed {seed}, vector {i}"
 
 
-# ---------------------------------------------------------------------------------------- 256 bits, Verilator
-BITS = 256
-
-
-def _mult_shapes(rtl: str) -> list[tuple[int, int]]:
-    from modforge.hw.scan import _widths, _module_of_lines
-
-    clean = strip_verilog(rtl)
-    widths = _widths(clean)
-    lines = clean.splitlines()
-    mods = _module_of_lines(lines)
-    out = []
-    for line, mod in zip(lines, mods):
-        m = re.match(r"^\s*assign\s+(.+?)\s*=\s*(.+?)\s*\*\s*(.+?)\s*;\s*$", line)
-        if m:
-            out.append((operand_width(m.group(2), widths[mod]), operand_width(m.group(3), widths[mod])))
-    return out
-
-
-def test_256_bit_rtl_lints_scans_and_regenerates_byte_for_byte() -> None:
-    d = design("hybrid", BITS)
-    build = ensure_built(d)
-    files = generate(d)
-    for name, text in files.items():
-        assert text == (build.directory / name).read_text(), f"{name} did not regenerate byte for byte"
-    rtl = files[rtl_name(d)]
-    assert "%Warning" not in build.lint_output and "%Error" not in build.lint_output, build.lint_output
-    assert scan(rtl, d.dsp_bits) == []
-    # Table I's 75 DSPs at 256 bits: one 27 x 27 multiplication per declared DSP, none wider.
-    shapes = _mult_shapes(rtl)
-    assert len(shapes) == multiplications(rtl) == d.resources()["dsp"] == 75
-    assert max(max(s) for s in shapes) <= 27
-    man = json.loads(files["manifest.json"])
-    assert man["latency"] == d.latency() == sum(man["resources"]["latency_breakdown"].values())
-    assert man["ports"]["in_x"] == man["ports"]["in_y"] == man["ports"]["out_z"] == BITS
-    assert man["ports"]["out_flags"] == 1
-
-
-EDGES = {"zero_times_m_minus_1", "one_times_one", "m_minus_1_squared", "all_ones_chunks_squared",
-         "alternating_chunks_times_inverse", "fine_candidate_first", "fine_candidate_second", "largest_p_coarse",
-         "smallest_p_coarse"}
-
-
-@pytest.mark.parametrize("seed", [1, 2])
-def test_256_bit_simulation_matches_the_model_bit_for_bit(seed: int) -> None:
-    """Two halves of 5,000 random products (one per pytest worker, one shared build)."""
-    d = design("hybrid", BITS)
-    doc = simulate(d, vectors=5_000, chain=200, seed=seed)
-    report = doc["mismatch_report"][:4000]
-    assert doc["mismatches"] == 0 and doc["exit_code"] == 0, f"seed {seed}:\n{report}"
-    assert doc["latency_mismatches"] == 0 and doc["protocol_errors"] == 0, report
-    assert doc["outputs"] == doc["expected_outputs"] == doc["vectors"] + 200
-    assert doc["chain_checked_against_pow"]
-    assert EDGES <= set(doc["edge_cases"]), EDGES - set(doc["edge_cases"])
-    assert doc["cycles_per_op"] == doc["chain_cycles_per_op"] == d.latency()
-    # Both fine-reduction candidates were taken, and flagged by the RTL exactly where the model took Q2.
-    assert 0 < doc["flags"]["second_candidate"] < doc["vectors"]
-
-
 def test_the_vectors_reach_every_table_and_both_fine_candidates(tmp_path) -> None:
     """The same vectors the simulations run: every table is addressed, every full chunk reaches all ones."""
     d = design("hybrid", BITS)
@@ -286,3 +267,25 @@ def test_the_datapath_streams_one_product_per_cycle_with_the_model_s_intermediat
                 got = _signed(got, e)
             assert got == want, f"seed {seed}, vector {j}: {k} {got:#x} != model {want:#x}"
         assert seen["Q"][j] == out.result and seen["flag"][j] == out.events["second_candidate"], (seed, j)
+
+
+# ---------------------------------------------------------------------------------------- 256 bits, simulations
+EDGES = {"zero_times_m_minus_1", "one_times_one", "m_minus_1_squared", "all_ones_chunks_squared",
+         "alternating_chunks_times_inverse", "fine_candidate_first", "fine_candidate_second", "largest_p_coarse",
+         "smallest_p_coarse"}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_256_bit_simulation_matches_the_model_bit_for_bit(seed: int) -> None:
+    """Two halves of 5,000 random products (one per pytest worker, one shared build)."""
+    d = design("hybrid", BITS)
+    doc = simulate(d, vectors=5_000, chain=200, seed=seed)
+    report = doc["mismatch_report"][:4000]
+    assert doc["mismatches"] == 0 and doc["exit_code"] == 0, f"seed {seed}:\n{report}"
+    assert doc["latency_mismatches"] == 0 and doc["protocol_errors"] == 0, report
+    assert doc["outputs"] == doc["expected_outputs"] == doc["vectors"] + 200
+    assert doc["chain_checked_against_pow"]
+    assert EDGES <= set(doc["edge_cases"]), EDGES - set(doc["edge_cases"])
+    assert doc["cycles_per_op"] == doc["chain_cycles_per_op"] == d.latency()
+    # Both fine-reduction candidates were taken, and flagged by the RTL exactly where the model took Q2.
+    assert 0 < doc["flags"]["second_candidate"] < doc["vectors"]
