@@ -119,6 +119,9 @@ bench-hw: setup
 	  --opt karatsuba_depth=1 --opt windows=4 --opt window_bits=3 --vectors 1200
 	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt windows=32 --opt window_bits=0 --vectors 16384
 	$(BIN)/modforge hw report fq-mul
+	$(BIN)/modforge hw sim hybrid --bits 1024 --vectors 10000 --chain 100
+	$(BIN)/modforge hw sim hybrid --bits 2048 --vectors 10000 --chain 100
+	$(BIN)/modforge hw report hybrid --bits 256 --target both --method flat
 
 clean:
 	rm -rf $(VENV) native/target target build dist .pytest_cache .hypothesis .cache/modforge-hw

@@ -70,9 +70,10 @@ def run_point(point: Point, target: str = "xilinx", method: str = "yosys") -> di
     try:
         from .registry import arch_info
 
-        # pam-mpu is bit-serial: it has no word size, and its points take the grid's widths only.
-        takes_words = "word_bits" in arch_info(point.arch).defaults
-        design = make_design(point.arch, bits=point.bits, options={"word_bits": point.word_bits} if takes_words else {})
+        # Architectures without digits (pam-mpu is bit-serial; hybrid's chunks are its tile's) have no
+        # word-size axis: their points take the grid's widths only.
+        options = {"word_bits": point.word_bits} if "word_bits" in arch_info(point.arch).defaults else {}
+        design = make_design(point.arch, bits=point.bits, options=options)
     except ParameterError as exc:
         row.update(status="refused", error=str(exc), seconds=round(time.perf_counter() - t0, 2))
         return row

@@ -93,6 +93,8 @@ def emit_rtl(design: Any) -> str:
 
     top = design.build()
     text = verilog.convert(top, ports=top.ports(), emit_src=False, name=top_name(design))
+    if hasattr(design, "extra_verilog"):       # modules a generator writes itself (hw/hybrid.py: its ROMs)
+        text += "\n" + design.extra_verilog()
     return header(design, "//") + text
 
 
@@ -223,7 +225,7 @@ def _remove_stale(out_dir: Path, old: list, files: dict[str, str]) -> None:
 
 # The generator files whose text decides the RTL, the harness or how they are built.
 BUILD_SOURCES = ("common.py", "loop.py", "ozturk.py", "predictive.py", "san.py", "harness.py", "verilator.py",
-                 "flow.py", "registry.py", "pam.py")
+                 "flow.py", "registry.py", "pam.py", "hybrid.py")
 BUILD_SOURCES += ("goldilocks_mul.py", "ntt_core.py", "ntt_harness.py")     # seed 003: the NTT
 BUILD_SOURCES += ("stream.py", "fq_mul.py", "msm_adder.py", "msm_controller.py")     # seed 003: the MSM
 
@@ -236,7 +238,8 @@ def generator_source_hash() -> str:
         h.update(name.encode())
         h.update((root / name).read_bytes())
     arith = root.parent / "arith"
-    for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py", "pam.py"):
+    for name in ("base.py", "rbr.py", "ozturk.py", "predictive.py", "montgomery.py", "pam.py", "hybrid.py",
+                 "karatsuba.py"):
         h.update((arith / name).read_bytes())
     # The seed-003 models the MSM designs take their constants and schedules from.
     for name in ("fq_mul.py", "edwards.py", "msm_model.py", "msm_controller.py"):

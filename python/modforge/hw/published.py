@@ -38,6 +38,8 @@ class PublishedRow:
     bram: int | None = None
     tool: str = ""
     note: str = ""
+    alm: int | None = None        # Intel ALMs (seed 001): not LUTs, so never plotted as LUTs
+    m20k: int | None = None       # Intel M20K memory blocks (seed 001)
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -124,6 +126,49 @@ def rows() -> list[PublishedRow]:
     out.append(PublishedRow("002", _T3, "san-montgomery", "San d=16 k=64 (Table III, P&R)", 1024, 16, 64, 3, 20.0,
                             60.0, None, None, None, tool=_PAR,
                             note="only the target clock (20 ns) and 3 cycles are published; area dashes"))
+    out += seed001_rows()
+    return out
+
+
+# Seed 001 Table I, the "ours" rows: (device, bits, breakdown, folding steps, latency in cycles, ALMs, DSPs,
+# M20Ks, Fmax MHz).  Quartus Prime 23.4, single seed, fastest speed grades (Sec. VIII-A); fully pipelined, one
+# product per cycle.  The Stratix10 row "Reduction, 3 steps" prints its normalised area as "22.148".
+_T001 = "001 Table I"
+_TABLE_001 = [
+    ("Agilex7", 256, "Multiplier", None, 23, 5147, 45, 0, 865),
+    ("Agilex7", 256, "Reduction", 1, 34, 6681, 30, 105, 796),
+    ("Agilex7", 256, "Total", 1, 57, 11505, 75, 105, 804),
+    ("Agilex7", 512, "Multiplier", None, 35, 18200, 135, 0, 808),
+    ("Agilex7", 512, "Reduction", 1, 47, 22580, 90, 377, 791),
+    ("Agilex7", 512, "Total", 1, 82, 40127, 225, 377, 758),
+    ("Agilex7", 512, "Reduction", 2, 63, 23496, 150, 195, 780),
+    ("Agilex7", 512, "Total", 2, 98, 41261, 285, 195, 771),
+    ("Agilex7", 1024, "Multiplier", None, 47, 60236, 405, 0, 747),
+    ("Agilex7", 1024, "Reduction", 2, 88, 81475, 450, 754, 608),
+    ("Agilex7", 1024, "Total", 2, 135, 140831, 855, 756, 635),
+    ("Agilex7", 1024, "Reduction", 3, 104, 83721, 570, 390, 610),
+    ("Agilex7", 1024, "Total", 3, 151, 142972, 975, 392, 623),
+    ("Agilex7", 2048, "Multiplier", None, 60, 192866, 1215, 0, 667),
+    ("Agilex7", 2048, "Reduction", 3, 141, 277344, 1710, 1586, 557),
+    ("Agilex7", 2048, "Total", 3, 201, 470627, 2925, 1587, 569),
+    ("Stratix10", 1024, "Multiplier", None, 47, 93495, 405, 0, 507),
+    ("Stratix10", 1024, "Reduction", 2, 88, 122202, 450, 754, 460),
+    ("Stratix10", 1024, "Total", 2, 135, 217106, 855, 756, 447),
+    ("Stratix10", 1024, "Reduction", 3, 104, 127347, 570, 390, 484),
+    ("Stratix10", 1024, "Total", 3, 151, 219871, 975, 392, 442),
+]
+
+
+def seed001_rows() -> list[PublishedRow]:
+    out = []
+    for device, n, part, steps, latency, alm, dsp, m20k, fmax in _TABLE_001:
+        clock = round(1000 / fmax, 3)
+        label = f"{device} {n} {part}" + (f", {steps} step{'s' if steps > 1 else ''}" if steps else "")
+        out.append(PublishedRow("001", _T001, "hybrid", label, n, None, None, 1, clock,
+                                round(latency * clock, 3), None, None, dsp, m20k,
+                                tool=f"Quartus Prime 23.4, {device} (fastest speed grade), single seed",
+                                note=f"{alm} ALMs, {m20k} M20K, {fmax} MHz, latency {latency} cycles; "
+                                     f"one product per cycle", alm=alm, m20k=m20k))
     return out
 
 

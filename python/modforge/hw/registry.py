@@ -108,6 +108,17 @@ ARCHITECTURES: dict[str, ArchInfo] = {
                  "fifo_depth": "stall FIFO entries (4)", "standin_bits": "stand-in adder width (16)",
                  "standin_latency": "stand-in adder stages (8)", "karatsuba_depth": "edwards adder (3)"},
         default_modulus=BLS12_377.q),
+    "hybrid": ArchInfo(
+        "hybrid", "modforge.hw.hybrid",
+        "Intel's hybrid-reduction modular multiplier: Karatsuba over 130-bit Karatsuba-by-5 tiles, folding "
+        "steps, table coarse and two-candidate fine reduction; fixed modulus, canonical output",
+        "001 (Algorithm 1, Sec. III-VII, Table I)", two_operands=True, flags=True,
+        defaults={"beta": 9, "steps": None, "high_part_rounding": "floor", "tile_bits": 130, "trim_limit": None,
+                  "dsp": "27x27"},
+        options={"beta": "table address bits (9)", "steps": "folding steps s (default: the model's, Table I's)",
+                 "high_part_rounding": "floor (Algorithm 1) | ceil (Sec. V text)", "tile_bits": "Karatsuba leaf (130)",
+                 "trim_limit": "bits k may exceed a sweet spot and be trimmed (26)",
+                 "dsp": "27x27 (Agilex) | 26x17 (UltraScale+ DSP48E2: two per tile product)"}),
 }
 
 

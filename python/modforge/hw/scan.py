@@ -97,6 +97,9 @@ def _widths(clean: str) -> dict[int, dict[str, int]]:
 
 def operand_width(expr: str, widths: dict[str, int]) -> int | None:
     e = expr.strip()
+    m = re.fullmatch(r"\$(?:un)?signed\((.*)\)", e)        # a sign cast keeps the width
+    if m:
+        return operand_width(m.group(1), widths)
     m = re.fullmatch(r"(\d+)'[sS]?[hHdDbBoO][0-9a-fA-FxXzZ_]+", e)
     if m:
         return int(m.group(1))

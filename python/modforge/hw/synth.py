@@ -789,6 +789,11 @@ def report(design: Any, targets: tuple[str, ...] = ("xilinx",), method: str = "a
     # The streaming MSM designs have no pieces the partition knows: they are synthesised flat at any width.
     auto = getattr(design, "synth_method", None) or ("flat" if design.design_bits <= FLAT_LIMIT else "hierarchical")
     use = method if method != "auto" else auto
+    if use == "hierarchical" and hasattr(design, "extra_verilog"):
+        # Its ROM modules are Verilog written beside Amaranth's (hw/hybrid.py); partition() cannot cut them.
+        if method == "hierarchical":
+            raise ParameterError("method", f"{design.arch} is synthesised flat only (--method flat or auto)")
+        use = "flat"
     res = design.resources()
     doc: dict[str, Any] = {
         "arch": design.arch, "bits": design.design_bits, "modulus": hex(design.modulus),

@@ -384,5 +384,5 @@ SOURCES = {"ozturk": OzturkSource, "san-montgomery": SanSource, "predictive-mont
 
 def source_for(design) -> Source:
     if design.arch not in SOURCES and hasattr(design, "vector_source"):
-        return design.vector_source()          # a design that brings its own (seed 003's field multiplier)
+        return design.vector_source()          # its own (goldilocks-mul, hybrid)
     return SOURCES[design.arch](design)
