@@ -78,22 +78,25 @@ static std::string get_hex(const T& w) {
 
 """
 
-TEMPLATE = r"""
+# The top of every harness (the scalar one below; the streaming modes of stream.py, msm_controller.py and
+# ntt_harness.py; pam.py's command stream keeps its own): headers, the model, one rising clock edge.
+CPP_PRELUDE = r"""
 #include "V@TOP@.h"
 #include "verilated.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
-#define HAS_Y @HAS_Y@
-#define HAS_FLAGS @HAS_FLAGS@
 #define MAX_PRINTED 20
 
 static VerilatedContext* ctx;
@@ -107,6 +110,11 @@ static void tick() {
     top->eval();
     ticks++;
 }
+"""
+
+TEMPLATE = CPP_PRELUDE + r"""
+#define HAS_Y @HAS_Y@
+#define HAS_FLAGS @HAS_FLAGS@
 
 @HELPERS@
 static unsigned flags_now() {

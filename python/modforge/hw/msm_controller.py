@@ -43,7 +43,7 @@ from ..arith.base import ParameterError
 from ..zk.msm_controller import ControllerParams
 from ..zk.msm_model import MsmParams
 from .common import Namer, Op, cpa_delay, require_range
-from .harness import HEX_HELPERS
+from .harness import CPP_PRELUDE, HEX_HELPERS
 from .stream import Pipe
 
 ARCH = "msm-controller"
@@ -381,31 +381,7 @@ class MsmController(Elaboratable):
         return m
 
 
-CONTROLLER_TEMPLATE = r"""
-#include "V@TOP@.h"
-#include "verilated.h"
-
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
-
-#define MAX_PRINTED 20
-
-static VerilatedContext* ctx;
-static V@TOP@* top;
-static uint64_t ticks = 0;
-
-static void tick() {
-    top->clk = 0;
-    top->eval();
-    top->clk = 1;
-    top->eval();
-    ticks++;
-}
+CONTROLLER_TEMPLATE = CPP_PRELUDE + r"""
 @HELPERS@
 struct Pair { std::string point; unsigned window; long long digit; };
 

@@ -28,37 +28,12 @@ from typing import Any
 
 from ..fileio import write_output
 from .errors import HardwareError
+from .harness import CPP_PRELUDE
 from .pool import run_tool
 
-PRELUDE = r"""
-#include "V@TOP@.h"
-#include "verilated.h"
-
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <vector>
-
-#define MAX_PRINTED 20
-
-static VerilatedContext* ctx;
-static V@TOP@* top;
-static uint64_t ticks = 0;
+PRELUDE = CPP_PRELUDE + r"""
 static uint64_t protocol_errors = 0;
 static std::string current;
-
-static void tick() {
-    top->clk = 0;
-    top->eval();
-    top->clk = 1;
-    top->eval();
-    ticks++;
-}
 
 static void protocol_error(const char* what) {
     protocol_errors++;

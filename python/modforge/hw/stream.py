@@ -31,7 +31,7 @@ from amaranth.hdl import Module, Signal, Value
 
 from .common import Op
 from .errors import HardwareError
-from .harness import HEX_HELPERS
+from .harness import CPP_PRELUDE, HEX_HELPERS
 
 
 class Pipe:
@@ -72,32 +72,8 @@ def valid_line(m: Module, valid: Value, cycles: int, name: str = "valid") -> Val
     return v
 
 
-STREAM_TEMPLATE = r"""
-#include "V@TOP@.h"
-#include "verilated.h"
-
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <deque>
-#include <fstream>
-#include <sstream>
-#include <string>
-
+STREAM_TEMPLATE = CPP_PRELUDE + r"""
 #define LATENCY @LATENCY@
-#define MAX_PRINTED 20
-
-static VerilatedContext* ctx;
-static V@TOP@* top;
-static uint64_t ticks = 0;
-
-static void tick() {
-    top->clk = 0;
-    top->eval();
-    top->clk = 1;
-    top->eval();
-    ticks++;
-}
 @HELPERS@
 struct Pending { uint64_t due; std::string name, in, out; };
 
