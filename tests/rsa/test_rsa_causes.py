@@ -63,7 +63,8 @@ def test_a_der_private_key_of_unsupported_size_says_its_size(tmp_path, files) ->
     der = tmp_path / "small.der"
     der.write_bytes(small.private_bytes(Enc.DER, PrivF.PKCS8, serialization.NoEncryption()))
     with pytest.raises(ParameterError, match=rf"^key: modulus is {bits} bits; supported sizes are 1024 to 8192 bits "
-                                             r"\(a DER private key, read for its public half\)$"):
+                                             r"\(512-bit keys and up only with --backend sim:pam, to check the "
+                                             r"simulated hardware\) \(a DER private key, read for its public half\)$"):
         load_public_key(der.read_bytes())
     res = run("verify", "--key", der, "--in", files["msg"], "--sig", files["msg"], "--scheme", "pss")
     one_line_error(res, f"--key: modulus is {bits} bits; supported sizes are 1024 to 8192 bits")

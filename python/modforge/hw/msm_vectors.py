@@ -110,7 +110,7 @@ def adder_vectors(design: Any, count: int, seed: int) -> tuple[list[str], dict[s
     sum is ``EdwardsForm.bucket_add``'s, and its affine value is checked against the affine Edwards
     addition law here (the independent oracle)."""
     from ..zk.msm_model import sample_points
-    from .msm_adder import ToyEdwards
+    from ..zk.edwards import ToyEdwards
 
     ed = design.edwards
     q = design.modulus

@@ -267,3 +267,32 @@ class EdwardsForm:
 
 
 EDWARDS = EdwardsForm()
+
+
+@dataclass(frozen=True)
+class ToyEdwards(EdwardsForm):
+    """-x^2 + y^2 = 1 + d x^2 y^2 over a small prime p = 3 mod 4 (d the least non-square from 2): the
+    adder's test curve below 377 bits.  Only the arithmetic of :class:`EdwardsForm` is used (no map from a
+    Weierstrass curve); points come from :meth:`random_point`."""
+
+    prime: int = 0
+
+    @property
+    def q(self) -> int:
+        return self.prime
+
+    @cached_property
+    def d(self) -> int:
+        return next(v for v in range(2, self.prime) if pow(v, (self.prime - 1) // 2, self.prime) == self.prime - 1)
+
+    def random_point(self, rng) -> tuple[int, int]:
+        p = self.prime
+        while True:
+            y = rng.randrange(p)
+            den = (self.d * y * y + 1) % p
+            if den == 0:
+                continue
+            rhs = (y * y - 1) * pow(den, -1, p) % p
+            x = pow(rhs, (p + 1) // 4, p)
+            if x * x % p == rhs:
+                return x, y
