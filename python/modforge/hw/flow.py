@@ -91,6 +91,9 @@ def rtl_name(design: Any) -> str:
 def emit_rtl(design: Any) -> str:
     from amaranth.back import verilog
 
+    from . import comb_check
+
+    comb_check.install()        # Amaranth's own check is quadratic in an adder's width (comb_check.py)
     top = design.build()
     text = verilog.convert(top, ports=top.ports(), emit_src=False, name=top_name(design))
     if hasattr(design, "extra_verilog"):       # modules a generator writes itself (hw/hybrid.py: its ROMs)
