@@ -150,3 +150,45 @@ def test_a_sweep_forks_no_more_workers_than_points(tmp_path, stub_synthesis, mon
     monkeypatch.setattr(pool, "ProcessPoolExecutor", Spy)
     rows = explore.sweep(explore.grid(["ozturk"], [64, 128], [16]), jobs=64)
     assert [r["status"] for r in rows] == ["ok", "ok"] and sizes == [2]
+
+
+def test_grid_axes_apply_where_the_parameter_exists():
+    pts = explore.grid(["goldilocks-mul", "ntt-cluster", "ozturk", "pam-mpu"], [64, 128], [16, 32],
+                       {"cycles": [3, 6], "cores": [2, 8]})
+    by_arch: dict[str, list] = {}
+    for p in pts:
+        by_arch.setdefault(p.arch, []).append(p)
+    # Goldilocks designs have one width (64) and no word size; `cycles` is theirs, `cores` the cluster's.
+    assert [(p.bits, p.options) for p in by_arch["goldilocks-mul"]] == [(64, (("cycles", 3),)), (64, (("cycles", 6),))]
+    assert [(p.bits, p.options) for p in by_arch["ntt-cluster"]] == [(64, (("cores", 2),)), (64, (("cores", 8),))]
+    # ozturk has `cycles` and a word size: 2 widths x 2 word sizes x 2 cycle counts.
+    assert len(by_arch["ozturk"]) == 8 and {p.options for p in by_arch["ozturk"]} == {(("cycles", 3),), (("cycles", 6),)}
+    # pam-mpu has neither axis and no digits: one point per width, not one per word size.
+    assert [(p.bits, p.options) for p in by_arch["pam-mpu"]] == [(64, ()), (128, ())]
+    keys = {explore.row_key(p, "xilinx", "estimate") for p in pts}
+    assert len(keys) == len(pts)
+    with pytest.raises(ParameterError, match="none of"):
+        explore.grid(["ozturk"], [64], [16], {"cores": [2]})
+    with pytest.raises(ParameterError, match="--word-bits"):
+        explore.grid(["ozturk"], [64], [16], {"word_bits": [16]})
+
+
+def test_explore_estimates_a_seed003_axis(tmp_path):
+    """Real generation (no Yosys): the Goldilocks multiplier's latency is its `cycles` parameter."""
+    from modforge.cli.hw_report import explore_cmd
+
+    res = CliRunner().invoke(explore_cmd, ["--archs", "goldilocks-mul", "--opt", "cycles=2,5", "--method", "estimate",
+                                           "--jobs", "1", "--no-cache", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["axes"] == {"cycles": [2, 5]}
+    assert [(p["options"], p["latency"], p["status"]) for p in doc["points"]] == [("cycles=2", 2, "ok"),
+                                                                                ("cycles=5", 5, "ok")]
+    with open(tmp_path / "explore.csv") as fh:
+        assert [r["options"] for r in csv.DictReader(fh)] == ["cycles=2", "cycles=5"]
+    for bad, what in ((["--opt", "cycles"], "KEY=V1,V2"), (["--opt", "cycles="], "no values"),
+                      (["--opt", "cycles=2", "--opt", "cycles=3"], "given twice"),
+                      (["--opt", "cores=2"], "none of")):
+        res = CliRunner().invoke(explore_cmd, ["--archs", "goldilocks-mul", "--method", "estimate", "--jobs", "1",
+                                               "--out", str(tmp_path / "bad"), *bad])
+        assert res.exit_code == 2 and what in res.output, (bad, res.output)

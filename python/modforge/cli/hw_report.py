@@ -45,6 +45,26 @@ def _int_list(text: str, what: str) -> list[int]:
     return list(dict.fromkeys(out))          # a value given twice is one point of the sweep, not two rows
 
 
+def _axes(pairs: tuple[str, ...]) -> dict[str, list[Any]]:
+    """``--opt KEY=V1,V2,...`` (repeatable) as {key: [values]}: each value read as ``hw gen --opt`` reads it."""
+    from .main import _parse_options
+
+    axes: dict[str, list[Any]] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ParameterError("opt", f"expected KEY=V1,V2,..., got {pair!r}")
+        key, text = pair.split("=", 1)
+        values = [v for v in text.replace(" ", "").split(",") if v]
+        if not values:
+            raise ParameterError("opt", f"{key.strip()} has no values")
+        parsed = [next(iter(_parse_options((f"{key}={v}",)).items())) for v in values]
+        name = parsed[0][0]
+        if name in axes:
+            raise ParameterError("opt", f"{name} given twice: give its values in one --opt {name}=V1,V2")
+        axes[name] = list(dict.fromkeys(v for _, v in parsed))
+    return axes
+
+
 def _targets(target: str) -> tuple[str, ...]:
     if target == "both":
         return ("xilinx", "intel")
@@ -154,6 +174,9 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
               help="Comma-separated architectures.")
 @click.option("--bits", "bits_text", default="64,128,256,512,1024", show_default=True, help="Comma-separated widths.")
 @click.option("--word-bits", "word_text", default="16,32", show_default=True, help="Comma-separated word sizes d.")
+@click.option("--opt", "opts", multiple=True, metavar="KEY=V1,V2",
+              help="A parameter axis, repeatable (e.g. cores=2,4,8 for ntt-cluster, karatsuba_depth=2,3 for fq-mul, "
+                   "cycles=3,6 for goldilocks-mul); it applies to the architectures that have KEY.")
 @click.option("--target", type=click.Choice(["xilinx", "intel"]), default="xilinx", show_default=True)
 @click.option("--jobs", type=INTEGER, default=2, show_default=True,
               help="Worker processes (one point each; at most 1024, and no more than there are points).")
@@ -167,9 +190,9 @@ def report_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: in
 @click.option("--cache/--no-cache", "use_cache", default=True, show_default=True,
               help="Reuse the rows of points already done (cached by design parameters; a stopped sweep resumes).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document.")
-def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: int, out_dir: str,
-                method: str, cluster: str | None, use_cache: bool, as_json: bool) -> None:
-    """Sweep architecture x width x word size with Yosys; CSV, JSON and a Pareto plot beside the seeds'
+def explore_cmd(archs: str, bits_text: str, word_text: str, opts: tuple[str, ...], target: str, jobs: int,
+                out_dir: str, method: str, cluster: str | None, use_cache: bool, as_json: bool) -> None:
+    """Sweep architecture x width x word size (x any --opt axis) with Yosys; CSV, JSON and a Pareto plot beside the seeds'
     published figures (published, not measured here)."""
     from ..hw.explore import explore, grid
 
@@ -179,7 +202,8 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
             raise ParameterError("archs", "is empty")
         bits = _int_list(bits_text, "bits")
         words = _int_list(word_text, "word_bits")
-        points = grid(arch_list, bits, words)
+        axes = _axes(opts)
+        points = grid(arch_list, bits, words, axes)
         from ..hw.pool import check_jobs
 
         check_jobs(jobs)
@@ -200,7 +224,8 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
         task = bar.add_task("synthesising", total=len(points))
 
         def progress(row: dict[str, Any]) -> None:
-            bar.update(task, advance=1, description=f"{row['arch']} {row['bits']}b d={row['word_bits']}: "
+            extra = f" {row['options']}" if row.get("options") else ""
+            bar.update(task, advance=1, description=f"{row['arch']} {row['bits']}b d={row['word_bits']}{extra}: "
                                                     f"{row.get('status')}")
 
         def warn(message: str) -> None:
@@ -208,7 +233,7 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
 
         try:
             doc = explore(arch_list, bits, words, Path(out_dir), jobs=jobs, target=target, progress=progress,
-                          method=method, cluster=cluster, cache=use_cache, warn=warn)
+                          method=method, cluster=cluster, cache=use_cache, warn=warn, axes=axes)
         except ParameterError as exc:
             _fail(str(exc))
             return
@@ -219,18 +244,19 @@ def explore_cmd(archs: str, bits_text: str, word_text: str, target: str, jobs: i
     from rich.table import Table
 
     table = Table(title=f"hw explore ({target}, {doc['yosys'] or 'declared estimates, no Yosys'}; * = summed)")
-    for col in ("arch", "bits", "d", "cycles/op", "LUT", "FF", "DSP", "ROM bits", "depth", "status"):
+    for col in ("arch", "bits", "d", "cycles/op", "latency", "LUT", "FF", "DSP", "ROM bits", "depth", "status"):
         table.add_column(col, justify="left" if col in ("arch", "status") else "right")
     for r in doc["points"]:
+        name = r["arch"] + (f" {r['options']}" if r.get("options") else "")
         if r.get("status") == "ok" and r.get("lut") is None:
-            table.add_row(r["arch"], str(r["bits"]), str(r["word_bits"]), str(r["cycles_per_op"]), "", "",
+            table.add_row(name, str(r["bits"]), str(r["word_bits"]), str(r["cycles_per_op"]), str(r["latency"]), "", "",
                           f"{r['dsp']:,}", f"{r['rom_bits']:,}", "", "ok (estimate)")
         elif r.get("status") == "ok":
-            table.add_row(r["arch"], f"{r['bits']}{'' if r['flat'] else '*'}", str(r["word_bits"]),
-                          str(r["cycles_per_op"]), f"{r['lut']:,}", f"{r['ff']:,}", f"{r['dsp']:,}",
+            table.add_row(name, f"{r['bits']}{'' if r['flat'] else '*'}", str(r["word_bits"]),
+                          str(r["cycles_per_op"]), str(r["latency"]), f"{r['lut']:,}", f"{r['ff']:,}", f"{r['dsp']:,}",
                           f"{r['rom_bits']:,}", str(r["depth"]), "ok")
         else:
-            table.add_row(r["arch"], str(r["bits"]), str(r["word_bits"]), "", "", "", "", "", "",
+            table.add_row(name, str(r["bits"]), str(r["word_bits"]), "", "", "", "", "", "", "",
                           f"{r['status']}: {r.get('error', '')[:60]}")
     Console().print(table)
     for f in doc["files"]:

@@ -56,7 +56,8 @@ def usable_workers(problems: dict[str, dict[str, str]], method: str) -> tuple[li
 
 
 def task_key(point: Any, target: str, method: str) -> str:
-    return f"modforge-explore-{point.arch}-{point.bits}-{point.word_bits}-{target}-{method}"
+    options = f"-{point.options_text()}" if getattr(point, "options", ()) else ""
+    return f"modforge-explore-{point.arch}-{point.bits}-{point.word_bits}{options}-{target}-{method}"
 
 
 def usable(client: Any, method: str, warn: Callable[[str], None], probe: Callable[[], dict[str, str]]) -> list[str]:

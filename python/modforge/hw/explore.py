@@ -1,5 +1,6 @@
-"""Design-space sweep (``modforge hw explore``): architecture x width x word size, synthesised on a
-process pool, written to CSV and JSON and drawn as a Pareto plot beside the seeds' published figures.
+"""Design-space sweep (``modforge hw explore``): architecture x width x word size x any design parameter
+(``--opt KEY=V1,V2``: seed 003's cores per cluster, multiplier latency, Karatsuba depth), synthesised on
+a process pool, written to CSV and JSON and drawn as a Pareto plot beside the seeds' published figures.
 
 Every point is one :func:`modforge.hw.synth.report` (flat up to 256 bits, hierarchically summed
 above), so points share the synthesis cache with ``modforge hw report``.  A point whose parameters
@@ -28,7 +29,7 @@ from ..interrupts import completed
 from ..inttext import brief
 from .pool import check_jobs, worker_pool
 
-CSV_FIELDS = ["arch", "bits", "word_bits", "target", "status", "method", "cycles_per_op", "latency", "lut", "ff",
+CSV_FIELDS = ["arch", "bits", "word_bits", "options", "target", "status", "method", "cycles_per_op", "latency", "lut", "ff",
               "dsp", "carry", "muxf", "ram_cells", "rom_bits", "depth", "flat", "declared_dsp", "seconds", "error"]
 
 
@@ -37,23 +38,52 @@ class Point:
     arch: str
     bits: int
     word_bits: int
+    options: tuple[tuple[str, Any], ...] = ()      # the --opt axes that apply to this architecture, sorted
+
+    def options_text(self) -> str:
+        return ";".join(f"{k}={v}" for k, v in self.options)
 
     def label(self) -> str:
-        return f"{self.arch} {self.bits}b d={self.word_bits}"
+        extra = f" {self.options_text()}" if self.options else ""
+        return f"{self.arch} {self.bits}b d={self.word_bits}{extra}"
 
 
-def grid(archs: list[str], bits: list[int], word_bits: list[int]) -> list[Point]:
+def grid(archs: list[str], bits: list[int], word_bits: list[int],
+         axes: dict[str, list[Any]] | None = None) -> list[Point]:
+    """Every point of the sweep.  An axis (``word_bits`` or an ``axes`` parameter) applies to the
+    architectures that have that parameter (``modforge hw list``); a field design of one modulus (seed
+    003's NTT: Goldilocks) takes that modulus's width whatever the widths asked."""
+    import itertools
+
     from .registry import arch_info
 
-    for a in archs:
-        arch_info(a)
+    infos = {a: arch_info(a) for a in archs}
     for b in bits:
         if b < 16 or b > 4096:
             raise ParameterError("bits", f"each width must be between 16 and 4096, got {brief(b)}")
     for w in word_bits:
         if w < 2 or w > 64:
             raise ParameterError("word_bits", f"each word size must be between 2 and 64, got {brief(w)}")
-    return [Point(a, b, w) for a in archs for b in bits for w in word_bits]
+    axes = dict(axes or {})
+    for key, values in axes.items():
+        if key == "word_bits":
+            raise ParameterError("opt", "word_bits has its own axis: give --word-bits")
+        if not values:
+            raise ParameterError("opt", f"{key} has no values")
+        if not any(key in info.defaults for info in infos.values()):
+            raise ParameterError("opt", f"{key} is a parameter of none of {', '.join(archs)} (see modforge hw list)")
+    points: list[Point] = []
+    for a, info in infos.items():
+        widths = [info.fixed_modulus.bit_length()] if info.fixed_modulus is not None else bits
+        # Architectures without digits (pam-mpu is bit-serial; hybrid's chunks are its tile's; seed 003's
+        # designs) have no word-size axis: one word size stands for all, so no point is swept twice.
+        words = word_bits if "word_bits" in info.defaults else word_bits[:1]
+        mine = sorted((k, v) for k, v in axes.items() if k in info.defaults)
+        for b in dict.fromkeys(widths):
+            for w in words:
+                for combo in itertools.product(*[v for _, v in mine]):
+                    points.append(Point(a, b, w, tuple((k, x) for (k, _), x in zip(mine, combo))))
+    return points
 
 
 METHODS = ("yosys", "estimate")
@@ -66,14 +96,19 @@ def run_point(point: Point, target: str = "xilinx", method: str = "yosys") -> di
     from .synth import report, summary_row
 
     t0 = time.perf_counter()
-    row: dict[str, Any] = {"arch": point.arch, "bits": point.bits, "word_bits": point.word_bits, "target": target}
+    row: dict[str, Any] = {"arch": point.arch, "bits": point.bits, "word_bits": point.word_bits,
+                           "options": point.options_text(), "target": target}
     try:
         from .registry import arch_info
 
-        # Architectures without digits (pam-mpu is bit-serial; hybrid's chunks are its tile's) have no
-        # word-size axis: their points take the grid's widths only.
-        options = {"word_bits": point.word_bits} if "word_bits" in arch_info(point.arch).defaults else {}
-        design = make_design(point.arch, bits=point.bits, options=options)
+        info = arch_info(point.arch)
+        options = {"word_bits": point.word_bits} if "word_bits" in info.defaults else {}
+        options.update(point.options)
+        # A design with a default field (seed 003's MSM: BLS12-377's q) takes it at that field's width;
+        # other widths get the reproducible modulus of the width, as with --bits.
+        modulus = (info.default_modulus if info.default_modulus is not None
+                   and info.default_modulus.bit_length() == point.bits else None)
+        design = make_design(point.arch, bits=point.bits, modulus=modulus, options=options)
     except ParameterError as exc:
         row.update(status="refused", error=str(exc), seconds=round(time.perf_counter() - t0, 2))
         return row
@@ -121,7 +156,7 @@ def row_key(point: Point, target: str, method: str) -> str:
     tool = yosys_version() if method == "yosys" else "none"
     sweep_source = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()      # how a row is made
     text = json.dumps([point.arch, point.bits, point.word_bits, target, method, generator_source_hash(), sweep_source,
-                       tool])
+                       tool] + ([list(map(list, point.options))] if point.options else []))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -317,12 +352,12 @@ def write_outputs(files: dict[str, str | bytes], out_dir: Path) -> None:
 def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Path, jobs: int = 2,
             target: str = "xilinx", progress: Callable[[dict[str, Any]], None] | None = None, *,
             method: str = "yosys", cluster: str | None = None, cache: bool = False,
-            warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+            warn: Callable[[str], None] | None = None, axes: dict[str, list[Any]] | None = None) -> dict[str, Any]:
     """Run the sweep and write ``explore.csv``, ``explore.json`` and ``pareto.png`` into ``out_dir``."""
     from .published import rows as published_rows
     from .synth import FLAT_LIMIT, yosys_version
 
-    points = grid(archs, bits, word_bits)
+    points = grid(archs, bits, word_bits, axes)
     check_outputs(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -331,6 +366,7 @@ def explore(archs: list[str], bits: list[int], word_bits: list[int], out_dir: Pa
     secs = time.perf_counter() - t0
     pub = published_rows()
     doc = {"target": target, "yosys": yosys_version() if method == "yosys" else None, "method": method,
+           "axes": {k: list(v) for k, v in (axes or {}).items()},
            "cluster": cluster, "cached_points": sum(1 for r in rows if r.get("cached")), "flat_limit": FLAT_LIMIT,
            "jobs": jobs,
            "seconds": round(secs, 1), "points": rows,
