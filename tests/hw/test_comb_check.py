@@ -7,7 +7,6 @@ from amaranth.back import verilog
 from amaranth.hdl import Elaboratable, Module, Mux, Signal
 from amaranth.hdl._ir import build_netlist
 from amaranth.hdl._nir import CombinationalCycle
-
 from modforge.hw import comb_check
 
 

@@ -126,3 +126,55 @@ def test_arkworks_reads_our_ark_files_and_agrees(tmp_path: Path, instance, compr
     expect = naive_msm(points, scalars)
     assert expect is not None
     assert int(out[out.index("x") + 1], 16) == expect[0] and int(out[out.index("y") + 1], 16) == expect[1]
+
+
+@pytest.mark.parametrize("fmt,compressed", [("ark", False), ("ark", True), ("gnark", False)])
+def test_files_are_summed_block_by_block(tmp_path: Path, fmt: str, compressed: bool) -> None:
+    """msm_files reads a block of points at a time; any block size gives the naive sum of the whole file,
+    including blocks that end on the point at infinity, a zero scalar, or a last short block."""
+    from modforge.zk.msm_api import msm_files
+
+    points, scalars = random_instance(23, SEED + 1)
+    points[4] = None
+    scalars[5] = 0
+    points[9] = g.affine_neg(P, points[8])          # P beside -P, across a block boundary for block 9
+    scalars[9] = scalars[8]
+    (tmp_path / "p").write_bytes(f.encode_points(points, fmt, compressed=compressed))
+    (tmp_path / "s").write_bytes(f.encode_scalars(scalars, fmt))
+    expected = naive_msm(points, scalars)
+    seen = []
+    for block in (1, 5, 9, 23, 1000):
+        result, n = msm_files(tmp_path / "p", tmp_path / "s", fmt, block=block,
+                              progress=lambda done, total: seen.append((done, total)))
+        assert n == 23 and result == expected, block
+    assert seen[:5] == [(1, 23), (2, 23), (3, 23), (4, 23), (5, 23)] and seen[-1] == (23, 23)
+    (tmp_path / "p0").write_bytes(f.encode_points([], fmt))
+    (tmp_path / "s0").write_bytes(f.encode_scalars([], fmt))
+    assert msm_files(tmp_path / "p0", tmp_path / "s0", fmt, block=4) == (None, 0)
+
+
+def test_block_reads_name_the_index_in_the_whole_file(tmp_path: Path) -> None:
+    from modforge.zk.msm_api import msm_files
+
+    points, scalars = random_instance(12, SEED + 2)
+    off_curve = (points[10][0], (points[10][1] + 1) % P.q)
+    raw = f.encode_points(points[:10] + [off_curve] + points[11:], "gnark")
+    (tmp_path / "p").write_bytes(raw)
+    (tmp_path / "s").write_bytes(f.encode_scalars(scalars, "gnark"))
+    with pytest.raises(f.MsmFileError, match=r"point 10: "):
+        msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4)
+    (tmp_path / "p").write_bytes(f.encode_points(points, "gnark"))
+    big = scalars[:7] + [P.r] + scalars[8:]
+    (tmp_path / "s").write_bytes(f.encode_scalars(big, "gnark"))
+    with pytest.raises(f.MsmFileError, match=r"scalar 7: not below r"):
+        msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4)
+    assert msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4, reduce=True)[0] == \
+        naive_msm(points, [s % P.r for s in big])
+    (tmp_path / "s").write_bytes(f.encode_scalars(scalars[:11], "gnark"))
+    with pytest.raises(ParameterError, match="11 scalars for 12 points"):
+        msm_files(tmp_path / "p", tmp_path / "s", "gnark")
+    # A file cut short after it was opened: the block read says so instead of summing fewer points.
+    pf = f.PointsFile(tmp_path / "p", "gnark")
+    (tmp_path / "p").write_bytes(raw[: 96 * 6])
+    with pytest.raises(f.MsmFileError, match="while being read"):
+        pf.points(4, 4)

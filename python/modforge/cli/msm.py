@@ -1,6 +1,6 @@
 """``modforge msm``: multi-scalar multiplication over BLS12-377 G1 (see docs/zk-msm.md).
 
-  modforge msm --points FILE --scalars FILE [--format ark|gnark] [--threads T] [--json] [--out FILE]
+  modforge msm --points FILE --scalars FILE [--format ark|gnark] [--threads T] [--json] [--out FILE]  (read in blocks)
   modforge msm --random N --seed S [--json] [--progress/--no-progress]
   modforge msm precompute --points FILE --out TABLE [--format ark|gnark] [--window C] [--json]
   modforge msm --table TABLE --scalars FILE [--format ark|gnark] [--json]
@@ -165,10 +165,25 @@ def msm(ctx: click.Context, points_path: str | None, table_path: str | None, sca
     else:
         if not points_path or not scalars_path:
             raise ParameterError("--points/--scalars", "both files are needed (or --random N)")
-        points = msm_files.read_points(points_path, fmt, trusted=trusted)
-        scalars = msm_files.read_scalars(scalars_path, fmt, reduce=reduce_scalars)
-        if len(points) != len(scalars):
-            raise ParameterError(scalars_path, f"{len(scalars)} scalars for {len(points)} points in {points_path}")
+        # Read, checked and multiplied a block of points at a time (msm_api.msm_files): files larger than
+        # memory run in a few GB.  The time includes reading and checking the files.
+        n = msm_files.PointsFile(points_path, fmt).n
+        bar = _progress_bar(show_progress, n)
+        start = time.perf_counter()
+        if bar is None:
+            result, n = msm_api.msm_files(points_path, scalars_path, fmt, threads=threads, backend=backend,
+                                          trusted=trusted, reduce=reduce_scalars)
+        else:
+            with bar:
+                task = bar.add_task("msm", total=n)
+                result, n = msm_api.msm_files(points_path, scalars_path, fmt, threads=threads, backend=backend,
+                                              trusted=trusted, reduce=reduce_scalars,
+                                              progress=lambda done, total: bar.update(task, completed=done))
+        seconds = time.perf_counter() - start
+        if out_path:
+            write_output(out_path, msm_files.encode_result(result, fmt), "out", overwrite=force)
+        _emit(result, n, seconds, backend, as_json, {"includes_reading": True})
+        return
     start = time.perf_counter()
     result = msm_api.msm(points, scalars, threads=threads, backend=backend, trusted=True, reduce=reduce_scalars)
     seconds = time.perf_counter() - start

@@ -48,16 +48,63 @@ def _read(path: str | os.PathLike) -> bytes:
         raise MsmFileError(path, exc.strerror or str(exc)) from None
 
 
-def _ark_count(path: str | os.PathLike, data: bytes, sizes: Sequence[int]) -> tuple[int, int]:
-    """(count, element size) of an arkworks Vec, the size chosen among ``sizes`` by the file length."""
-    if len(data) < 8:
-        raise MsmFileError(path, f"{len(data)} bytes: too short for the 8-byte count of an arkworks Vec")
-    n = int.from_bytes(data[:8], "little")
+def _open(path: str | os.PathLike):
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise MsmFileError(path, exc.strerror or str(exc)) from None
+
+
+def _ark_count(path: str | os.PathLike, head: bytes, length: int, sizes: Sequence[int]) -> tuple[int, int]:
+    """(count, element size) of an arkworks Vec of ``length`` bytes starting with ``head``, the size chosen
+    among ``sizes`` by the file length."""
+    if length < 8:
+        raise MsmFileError(path, f"{length} bytes: too short for the 8-byte count of an arkworks Vec")
+    n = int.from_bytes(head[:8], "little")
     for size in sizes:
-        if len(data) == 8 + n * size:
+        if length == 8 + n * size:
             return n, size
     wanted = " or ".join(str(8 + n * s) for s in sizes)
-    raise MsmFileError(path, f"the count says {n} elements, so {wanted} bytes, but the file has {len(data)}")
+    raise MsmFileError(path, f"the count says {n} elements, so {wanted} bytes, but the file has {length}")
+
+
+class _Elements:
+    """A file of fixed-size elements read a block at a time (inputs larger than memory are summed by block,
+    see :func:`modforge.zk.msm_api.msm_files`): ``n`` elements of ``size`` bytes from byte ``offset``."""
+
+    def __init__(self, path: str | os.PathLike, fmt: str, sizes: Sequence[int], what: str):
+        if fmt not in FORMATS:
+            raise ParameterError("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+        self.path, self.fmt = path, fmt
+        with _open(path) as fh:
+            try:
+                length = os.fstat(fh.fileno()).st_size
+                head = fh.read(8)
+            except OSError as exc:
+                raise MsmFileError(path, exc.strerror or str(exc)) from None
+        if fmt == "ark":
+            self.n, self.size = _ark_count(path, head, length, sizes)
+            self.offset = 8
+        else:
+            self.size, self.offset = sizes[0], 0
+            if length % self.size:
+                raise MsmFileError(path, f"{length} bytes is not a whole number of {self.size}-byte {what}")
+            self.n = length // self.size
+        self.length = length
+
+    def block(self, start: int, count: int) -> bytes:
+        """The raw bytes of elements ``start`` .. ``start + count - 1``."""
+        count = max(0, min(count, self.n - start))
+        try:
+            with _open(self.path) as fh:
+                fh.seek(self.offset + start * self.size)
+                data = fh.read(count * self.size)
+        except OSError as exc:
+            raise MsmFileError(self.path, exc.strerror or str(exc)) from None
+        if len(data) != count * self.size:
+            raise MsmFileError(self.path, f"ended at byte {self.offset + start * self.size + len(data)} while "
+                                          f"being read (it was {self.length} bytes long when opened)")
+        return data
 
 
 def _y_is_larger(curve: Bls12Params, y: int) -> bool:
@@ -127,43 +174,49 @@ def encode_gnark_point(point: Affine) -> bytes:
     return point[0].to_bytes(COORD_BYTES, "big") + point[1].to_bytes(COORD_BYTES, "big")
 
 
+class PointsFile(_Elements):
+    """A points file, decoded and validated block by block (:meth:`points`)."""
+
+    def __init__(self, path: str | os.PathLike, fmt: str = "ark", *, trusted: bool = False,
+                 curve: Bls12Params = BLS12_377):
+        super().__init__(path, fmt, (2 * COORD_BYTES, COORD_BYTES) if fmt == "ark" else (2 * COORD_BYTES,),
+                         "raw points")
+        self.trusted, self.curve = trusted, curve
+
+    def points(self, start: int = 0, count: int | None = None) -> list[Affine]:
+        """Points ``start`` .. ``start + count - 1`` (all from ``start`` by default), validated: on the curve,
+        and in G1 unless ``trusted``; an error names the point's index in the file."""
+        count = self.n - start if count is None else count
+        data = self.block(start, count)
+        curve, size = self.curve, self.size
+        decode = decode_ark_point if self.fmt == "ark" else decode_gnark_point
+        out: list[Affine] = []
+        for i in range(len(data) // size):
+            point = decode(curve, data[i * size: (i + 1) * size])
+            if isinstance(point, str):
+                raise MsmFileError(self.path, f"point {start + i}: {point}")
+            out.append(point)
+        native = _native_checker() if curve == BLS12_377 and not self.trusted else None
+        if native is not None:
+            # the same two checks in Rust, on every core: the Python subgroup test costs ~2 ms a point
+            raw = data if self.fmt == "gnark" else b"".join(encode_gnark_point(p) for p in out)
+            bad = native(raw, 0)
+            if bad is not None:
+                raise MsmFileError(self.path, f"point {start + bad[0]}: {bad[1]}")
+            return out
+        for i, point in enumerate(out):
+            if not is_on_curve(curve, point):
+                raise MsmFileError(self.path, f"point {start + i}: not on the curve")
+            if not self.trusted and not in_subgroup(curve, point):
+                raise MsmFileError(self.path, f"point {start + i}: not in the prime-order subgroup G1")
+        return out
+
+
 def read_points(
     path: str | os.PathLike, fmt: str = "ark", *, trusted: bool = False, curve: Bls12Params = BLS12_377
 ) -> list[Affine]:
     """Every point of the file, validated (on the curve; in G1 unless ``trusted``)."""
-    data = _read(path)
-    if fmt == "ark":
-        n, size = _ark_count(path, data, (2 * COORD_BYTES, COORD_BYTES))
-        chunks = (data[8 + i * size: 8 + (i + 1) * size] for i in range(n))
-        decode = decode_ark_point
-    elif fmt == "gnark":
-        size = 2 * COORD_BYTES
-        if len(data) % size:
-            raise MsmFileError(path, f"{len(data)} bytes is not a whole number of {size}-byte raw points")
-        chunks = (data[i: i + size] for i in range(0, len(data), size))
-        decode = decode_gnark_point
-    else:
-        raise ParameterError("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
-    out: list[Affine] = []
-    for i, chunk in enumerate(chunks):
-        point = decode(curve, chunk)
-        if isinstance(point, str):
-            raise MsmFileError(path, f"point {i}: {point}")
-        out.append(point)
-    native = _native_checker() if curve == BLS12_377 and not trusted else None
-    if native is not None:
-        # the same two checks in Rust, on every core: the Python subgroup test costs ~2 ms a point
-        raw = data if fmt == "gnark" else b"".join(encode_gnark_point(p) for p in out)
-        bad = native(raw, 0)
-        if bad is not None:
-            raise MsmFileError(path, f"point {bad[0]}: {bad[1]}")
-        return out
-    for i, point in enumerate(out):
-        if not is_on_curve(curve, point):
-            raise MsmFileError(path, f"point {i}: not on the curve")
-        if not trusted and not in_subgroup(curve, point):
-            raise MsmFileError(path, f"point {i}: not in the prime-order subgroup G1")
-    return out
+    return PointsFile(path, fmt, trusted=trusted, curve=curve).points()
 
 
 def _native_checker():
@@ -174,26 +227,36 @@ def _native_checker():
     return getattr(_native, "g1_first_invalid", None)
 
 
+class ScalarsFile(_Elements):
+    """A scalars file, read block by block (:meth:`scalars`)."""
+
+    def __init__(self, path: str | os.PathLike, fmt: str = "ark", *, reduce: bool = False,
+                 curve: Bls12Params = BLS12_377):
+        super().__init__(path, fmt, (SCALAR_BYTES,), "scalars")
+        self.reduce, self.curve = reduce, curve
+
+    def scalars(self, start: int = 0, count: int | None = None) -> list[int]:
+        """Scalars ``start`` .. ``start + count - 1``; one >= r is an error unless ``reduce`` (then it is
+        taken mod r)."""
+        count = self.n - start if count is None else count
+        data = self.block(start, count)
+        order = "little" if self.fmt == "ark" else "big"
+        values = [int.from_bytes(data[i: i + SCALAR_BYTES], order) for i in range(0, len(data), SCALAR_BYTES)]
+        r = self.curve.r
+        for i, s in enumerate(values):
+            if s >= r:
+                if not self.reduce:
+                    raise MsmFileError(self.path, f"scalar {start + i}: not below r (ask for reduction mod r to "
+                                                  f"accept it)")
+                values[i] = s % r
+        return values
+
+
 def read_scalars(
     path: str | os.PathLike, fmt: str = "ark", *, reduce: bool = False, curve: Bls12Params = BLS12_377
 ) -> list[int]:
     """Every scalar of the file; one >= r is an error unless ``reduce`` (then it is taken mod r)."""
-    data = _read(path)
-    if fmt == "ark":
-        n, _ = _ark_count(path, data, (SCALAR_BYTES,))
-        values = [int.from_bytes(data[8 + i * 32: 8 + (i + 1) * 32], "little") for i in range(n)]
-    elif fmt == "gnark":
-        if len(data) % SCALAR_BYTES:
-            raise MsmFileError(path, f"{len(data)} bytes is not a whole number of 32-byte scalars")
-        values = [int.from_bytes(data[i: i + 32], "big") for i in range(0, len(data), 32)]
-    else:
-        raise ParameterError("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
-    for i, s in enumerate(values):
-        if s >= curve.r:
-            if not reduce:
-                raise MsmFileError(path, f"scalar {i}: not below r (ask for reduction mod r to accept it)")
-            values[i] = s % curve.r
-    return values
+    return ScalarsFile(path, fmt, reduce=reduce, curve=curve).scalars()
 
 
 def encode_points(
