@@ -297,8 +297,13 @@ class MsmController(Elaboratable):
         # ---- busy bits, one per bucket
         busy = [Signal(counts[w], name=f"busy{w}") for w in range(W)]
 
+        def local(w: int, b) -> Any:
+            # A bucket index of window w is below its count (|digit| <= 2^(b_w - 1)): the index's low bits
+            # address its busy bit, so a narrower window's bit select covers every value (no incomplete case).
+            return b[:(counts[w] - 1).bit_length()] if counts[w] > 1 else Const(0, 1)
+
         def free(w: int, b) -> Any:
-            return ~busy[w].bit_select(b, 1) | (wb_valid & (wb_w == w) & (wb_b == b))
+            return ~busy[w].bit_select(local(w, b), 1) | (wb_valid & (wb_w == w) & (wb_b == b))
 
         # ---- stall FIFOs
         fifos, heads, tails, fill = [], [], [], []
@@ -375,9 +380,9 @@ class MsmController(Elaboratable):
             m.d.sync += fill[w].eq(fill[w] + push[w] - pop[w])
             # busy: cleared at write-back, set at issue (an issue of the bucket written this cycle wins)
             with m.If(wb_valid & (wb_w == w)):
-                m.d.sync += busy[w].bit_select(wb_b, 1).eq(0)
+                m.d.sync += busy[w].bit_select(local(w, wb_b), 1).eq(0)
             with m.If(issue & (issue_w == w)):
-                m.d.sync += busy[w].bit_select(issue_b, 1).eq(1)
+                m.d.sync += busy[w].bit_select(local(w, issue_b), 1).eq(1)
         return m
 
 
