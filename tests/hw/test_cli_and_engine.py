@@ -36,6 +36,24 @@ def test_sim_json_reports_vectors_mismatches_and_cycles_per_op() -> None:
     assert doc["chain"] == 30 and doc["seed"] == 5
 
 
+def test_sim_builds_at_the_cxx_optimisation_asked(monkeypatch) -> None:
+    """--cxx-opt reaches the build (its level is part of the build's cache key); others are refused."""
+    from modforge.arith.base import ParameterError
+    from modforge.hw import flow
+
+    def fake_simulate(design, **kw):
+        raise ParameterError("probe", f"opt {kw.get('opt')}")
+
+    monkeypatch.setattr(flow, "simulate", fake_simulate)
+    for args, opt in (((), "-O0"), (("--cxx-opt", "-O2"), "-O2")):
+        res = CliRunner().invoke(cli, ["hw", "sim", "ozturk", "--bits", "64", *args])
+        assert res.exit_code == 2 and f"probe: opt {opt}" in res.output, res.output
+    res = CliRunner().invoke(cli, ["hw", "sim", "ozturk", "--bits", "64", "--cxx-opt", "-O3"])
+    assert res.exit_code == 2 and "--cxx-opt" in res.output
+    assert flow.build_key(flow.make_design("ozturk", bits=64), "-O0") != \
+        flow.build_key(flow.make_design("ozturk", bits=64), "-O1")
+
+
 @pytest.mark.parametrize("args,param", [
     (("hw", "gen", "booth", "--bits", "64", "-o", "x"), "arch"),
     (("hw", "sim", "ozturk", "--bits", "64", "--opt", "cycles=0"), "cycles"),

@@ -105,10 +105,13 @@ def gen_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
 @click.option("--keep-vectors", type=click.Path(dir_okay=False), help="Also write the vector file here.")
 @click.option("--force", is_flag=True, help="Replace --keep-vectors if it exists (without it an existing file is "
                                              "an error).")
+@click.option("--cxx-opt", type=click.Choice(["-O0", "-O1", "-O2"]), default="-O0", show_default=True,
+              help="C++ optimisation of the simulation build (cached per level): -O0 compiles fastest; -O1 or -O2 "
+                   "compile longer and run a long simulation of a large design several times faster.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int | None, word_bits: int | None,
             dsp_bits: int | None, opts: tuple[str, ...], vectors: int, chain: int, seed: int,
-            keep_vectors: str | None, force: bool, as_json: bool) -> None:
+            keep_vectors: str | None, force: bool, cxx_opt: str, as_json: bool) -> None:
     """Build (cached) and run the self-checking Verilator simulation of ARCH; exit 1 on any mismatch."""
     from ..hw.flow import simulate
 
@@ -123,7 +126,7 @@ def sim_cmd(arch: str, bits: int | None, modulus_text: str | None, cycles: int |
 
         check_output_path(keep_vectors, "keep-vectors", overwrite=force)       # before the build, not after it
     design = design_from_options(arch, bits, modulus_text, cycles, word_bits, dsp_bits, opts)
-    doc = simulate(design, vectors=vectors, chain=chain, seed=seed,
+    doc = simulate(design, vectors=vectors, chain=chain, seed=seed, opt=cxx_opt,
                    keep_vectors=Path(keep_vectors) if keep_vectors else None, overwrite=force)
     short = doc["outputs"] != doc["expected_outputs"]
     ok = doc["mismatches"] == 0 and doc["protocol_errors"] == 0 and doc["exit_code"] == 0 and not short
