@@ -36,6 +36,19 @@ def test_sim_json_reports_vectors_mismatches_and_cycles_per_op() -> None:
     assert doc["chain"] == 30 and doc["seed"] == 5
 
 
+def test_a_modulus_option_is_a_value_not_a_size(tmp_path) -> None:
+    """`--opt adder_modulus=P` (make bench-hw's test-prime controller) was refused as "far beyond any
+    design" by the size guard meant for widths and counts."""
+    args = ["hw", "gen", "msm-controller", "--opt", "adder=edwards", "--opt", "karatsuba_depth=1",
+            "--opt", "windows=4", "--opt", "window_bits=3"]
+    res = CliRunner().invoke(cli, [*args, "--opt", "adder_modulus=0xd041445db6844b37", "-o", str(tmp_path / "m"),
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["params"]["adder_modulus"] in (0xD041445DB6844B37, hex(0xD041445DB6844B37))
+    res = CliRunner().invoke(cli, [*args, "--opt", "adder_modulus=0x" + "f" * 6000, "-o", str(tmp_path / "n")])
+    assert res.exit_code == 2 and "adder_modulus" in res.output, res.output
+
+
 def test_sim_builds_at_the_cxx_optimisation_asked(monkeypatch) -> None:
     """--cxx-opt reaches the build (its level is part of the build's cache key); others are refused."""
     from modforge.arith.base import ParameterError

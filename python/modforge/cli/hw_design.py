@@ -50,6 +50,12 @@ def design_from_options(arch: str, bits: int | None, modulus_text: str | None, c
                 raise ParameterError("opt", f"{key}={brief(options[key])} contradicts {flag} {value}: give one")
             options[key] = value
     for key, value in options.items():
+        if key.endswith("modulus") and isinstance(value, int) and not isinstance(value, bool):
+            # A modulus option (msm-controller's adder_modulus, a test prime) is a value, not a size: bounded
+            # by the widest model instead.
+            if not 0 < value < 1 << MAX_MODEL_BITS:
+                raise ParameterError(key, f"must be a positive modulus of at most {MAX_MODEL_BITS} bits")
+            continue
         # Sizes far past any design's range would only exhaust memory or time before the design refused them.
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_VALUE:
             flag = f"--{key.replace('_', '-')}" if key in ("cycles", "word_bits", "dsp_bits") else f"--opt {key}"
