@@ -117,7 +117,7 @@ bench-hw: setup
 	$(BIN)/modforge hw sim msm-adder --vectors 1000
 	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt adder_modulus=0xd041445db6844b37 \
 	  --opt karatsuba_depth=1 --opt windows=4 --opt window_bits=3 --vectors 1200
-	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt windows=32 --opt window_bits=0 --vectors 16384 \
+	$(BIN)/modforge hw sim msm-controller --opt adder=edwards --opt windows=26 --opt window_bits=0 --vectors 16384 \
 	  --cxx-opt -O1
 	$(BIN)/modforge hw report fq-mul
 	$(BIN)/modforge hw sim hybrid --bits 1024 --vectors 10000 --chain 100

@@ -188,3 +188,18 @@ def test_controller_with_windows_of_two_widths_lints_clean(tmp_path: Path) -> No
     rtl.write_text(files[rtl_name(d)])
     res = verilator.lint([rtl], "mf_msm_controller", tmp_path)
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+
+
+def test_the_q_stream_forces_hazards_and_its_vectors_match_the_naive_msm() -> None:
+    """make bench-hw's 2^14-point run at q (windows=26, fewer than the 29-cycle loop): repeated scalars make
+    the controller stall; the vectors' bucket sums come from the MSM model in the controller model's issue
+    order, and on a short stream the MSM result is checked against the naive sum (inside controller_vectors)."""
+    from modforge.hw.msm_vectors import controller_vectors
+
+    d = make_design("msm-controller", options={"adder": "edwards", "windows": 26, "window_bits": 0})
+    assert d.latency() == 29 > d.windows
+    lines, model = controller_vectors(d, 48, 2811)
+    assert model["msm_checked_against_naive"] is True
+    assert model["stalls"] > 0 and model["drain_cycles"] > 0 and model["max_fifo"] == d.fifo_depth
+    assert model["issued"] == sum(1 for line in lines if line.startswith("p "))
+    assert sum(1 for line in lines if line.startswith("b ")) == model["buckets"] == sum(d.layout.bucket_counts)

@@ -178,6 +178,12 @@ def controller_stream(design: Any, count: int, seed: int):
         params = MsmParams(windows=design.windows)
         points = sample_points(count, rng)
         scalars = [rng.randrange(params.curve.r) for _ in range(count)]
+        # Forced hazards, as for the stand-in: a quarter of the points repeat the scalar of the point before
+        # (each of its buckets is then hit again one point later, in flight if the windows are fewer than
+        # the loop latency), and a run long enough to fill a stall FIFO.
+        for i in range(1, count):
+            if rng.random() < 0.25 or 100 <= i < 100 + 4 * design.fifo_depth:
+                scalars[i] = scalars[i - 1]
         return points, scalars
     if design.adder == "edwards":               # a test field: points of its ToyEdwards curve
         values = [design.adder_design.edwards.random_point(rng) for _ in range(count)]
