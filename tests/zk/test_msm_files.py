@@ -173,6 +173,24 @@ def test_block_reads_name_the_index_in_the_whole_file(tmp_path: Path) -> None:
     (tmp_path / "s").write_bytes(f.encode_scalars(scalars[:11], "gnark"))
     with pytest.raises(ParameterError, match="11 scalars for 12 points"):
         msm_files(tmp_path / "p", tmp_path / "s", "gnark")
+    # A malformed encoding in a later block (the native path decodes the raw bytes itself) and a point
+    # outside G1: both named by their index in the whole file, on the native and the model path.
+    bad_flag = bytearray(f.encode_points(points, "gnark"))
+    bad_flag[96 * 9] |= 0x80
+    (tmp_path / "p").write_bytes(bytes(bad_flag))
+    (tmp_path / "s").write_bytes(f.encode_scalars(scalars, "gnark"))
+    for backend in ("auto", "model"):
+        with pytest.raises(f.MsmFileError, match=r"point 9: "):
+            msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4, backend=backend)
+    outside = g.random_curve_point(P, random.Random(SEED))
+    assert not g.in_subgroup(P, outside)
+    (tmp_path / "p").write_bytes(f.encode_points(points[:6] + [outside] + points[7:], "gnark"))
+    for backend in ("auto", "model"):
+        with pytest.raises(f.MsmFileError, match=r"point 6: not in the prime-order subgroup"):
+            msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4, backend=backend)
+    assert msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4, trusted=True)[0] == \
+        naive_msm(points[:6] + [outside] + points[7:], scalars)
+    (tmp_path / "p").write_bytes(f.encode_points(points, "gnark"))
     # A file cut short after it was opened: the block read says so instead of summing fewer points.
     pf = f.PointsFile(tmp_path / "p", "gnark")
     (tmp_path / "p").write_bytes(raw[: 96 * 6])
