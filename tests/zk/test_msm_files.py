@@ -182,6 +182,13 @@ def test_block_reads_name_the_index_in_the_whole_file(tmp_path: Path) -> None:
     for backend in ("auto", "model"):
         with pytest.raises(f.MsmFileError, match=r"point 9: "):
             msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4, backend=backend)
+    # An infinity flag over non-zero coordinates (the engine's decoder reads the flag alone).
+    bad_inf = bytearray(f.encode_points(points, "gnark"))
+    bad_inf[96 * 5] = (bad_inf[96 * 5] & 0x1F) | 0x40
+    (tmp_path / "p").write_bytes(bytes(bad_inf))
+    for backend in ("auto", "model"):
+        with pytest.raises(f.MsmFileError, match=r"point 5: infinity flag with non-zero coordinates"):
+            msm_files(tmp_path / "p", tmp_path / "s", "gnark", block=4, backend=backend)
     outside = g.random_curve_point(P, random.Random(SEED))
     assert not g.in_subgroup(P, outside)
     (tmp_path / "p").write_bytes(f.encode_points(points[:6] + [outside] + points[7:], "gnark"))
